@@ -1,0 +1,389 @@
+"""The data model of L1: content blocks, messages, usage, models, tools, contexts, options, events.
+
+Everything here is a plain mutable dataclass with snake_case attributes. The JSON form (session
+files, JSON mode, RPC, fixtures) uses pi's camelCase names and is produced only by
+``pi_app.ai.codec``; nothing in this module knows about JSON.
+
+Each block and message keeps an ``extra`` mapping for keys it does not know, so that data written by
+a newer program survives a round trip unchanged (R-AI-08).
+
+The ``type``/``role`` discriminators are class variables: ``TextContent().type == "text"``.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeAlias
+
+if TYPE_CHECKING:
+    from pi_app.ai.event_stream import AbortSignal
+
+Api: TypeAlias = str
+ProviderId: TypeAlias = str
+StopReason: TypeAlias = Literal["stop", "length", "toolUse", "error", "aborted"]
+ThinkingLevel: TypeAlias = Literal["minimal", "low", "medium", "high", "xhigh"]
+CacheRetention: TypeAlias = Literal["none", "short", "long"]
+Transport: TypeAlias = Literal["sse", "websocket", "websocket-cached", "auto"]
+
+
+# ---------------------------------------------------------------------------------------------
+# Content blocks
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass
+class TextContent:
+    text: str = ""
+    text_signature: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    type: ClassVar[str] = "text"
+
+
+@dataclass
+class ThinkingContent:
+    thinking: str = ""
+    thinking_signature: str | None = None
+    redacted: bool | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    type: ClassVar[str] = "thinking"
+
+
+@dataclass
+class ImageContent:
+    data: str = ""
+    mime_type: str = "image/png"
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    type: ClassVar[str] = "image"
+
+
+@dataclass
+class ToolCall:
+    id: str = ""
+    name: str = ""
+    arguments: dict[str, Any] = field(default_factory=dict)
+    thought_signature: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    type: ClassVar[str] = "toolCall"
+
+
+@dataclass
+class UnknownContent:
+    """A block whose ``type`` this version does not know; kept verbatim (``raw`` includes ``type``)."""
+
+    raw: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def type(self) -> str:  # type: ignore[override]
+        return str(self.raw.get("type", ""))
+
+
+ContentBlock: TypeAlias = TextContent | ThinkingContent | ImageContent | ToolCall | UnknownContent
+UserContent: TypeAlias = TextContent | ImageContent
+AssistantContent: TypeAlias = TextContent | ThinkingContent | ToolCall
+
+
+# ---------------------------------------------------------------------------------------------
+# Usage
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Cost:
+    """US dollars."""
+
+    input: float = 0
+    output: float = 0
+    cache_read: float = 0
+    cache_write: float = 0
+    total: float = 0
+
+
+@dataclass
+class Usage:
+    input: int = 0
+    output: int = 0
+    cache_read: int = 0
+    cache_write: int = 0
+    total_tokens: int = 0
+    cost: Cost = field(default_factory=Cost)
+    cache_write_1h: int | None = None
+    reasoning: int | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+# ---------------------------------------------------------------------------------------------
+# Messages
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass
+class UserMessage:
+    content: str | list[Any] = field(default_factory=list)
+    timestamp: int = 0
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    role: ClassVar[str] = "user"
+
+
+@dataclass
+class AssistantMessage:
+    content: list[Any] = field(default_factory=list)
+    api: Api = ""
+    provider: ProviderId = ""
+    model: str = ""
+    usage: Usage = field(default_factory=Usage)
+    stop_reason: StopReason = "stop"
+    timestamp: int = 0
+    response_id: str | None = None
+    response_model: str | None = None
+    error_message: str | None = None
+    diagnostics: list[dict[str, Any]] | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    role: ClassVar[str] = "assistant"
+
+
+@dataclass
+class ToolResultMessage:
+    tool_call_id: str = ""
+    tool_name: str = ""
+    content: list[Any] = field(default_factory=list)
+    details: Any = None
+    is_error: bool = False
+    timestamp: int = 0
+    usage: Usage | None = None
+    added_tool_names: list[str] | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    role: ClassVar[str] = "toolResult"
+
+
+Message: TypeAlias = UserMessage | AssistantMessage | ToolResultMessage
+
+
+# ---------------------------------------------------------------------------------------------
+# Model, tools, context
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass
+class ModelCost:
+    """US dollars per million tokens."""
+
+    input: float = 0
+    output: float = 0
+    cache_read: float = 0
+    cache_write: float = 0
+    cache_write_1h: float | None = None
+
+
+@dataclass
+class Model:
+    id: str
+    name: str = ""
+    api: Api = "openai-completions"
+    provider: ProviderId = ""
+    base_url: str = ""
+    reasoning: bool = False
+    input: list[str] = field(default_factory=lambda: ["text"])
+    cost: ModelCost = field(default_factory=ModelCost)
+    context_window: int = 128000
+    max_tokens: int = 16384
+    headers: dict[str, str] | None = None
+    compat: dict[str, Any] | None = None
+    thinking_level_map: dict[str, str | None] | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not self.name:
+            self.name = self.id
+
+
+def models_are_equal(a: Model | None, b: Model | None) -> bool:
+    return a is not None and b is not None and a.id == b.id and a.provider == b.provider
+
+
+@dataclass
+class Tool:
+    """A tool as the LLM sees it. ``parameters`` is always a JSON-Schema dict on the wire."""
+
+    name: str
+    description: str = ""
+    parameters: dict[str, Any] = field(default_factory=lambda: {"type": "object", "properties": {}})
+    constrained_sampling: dict[str, Any] | None = None
+
+
+@dataclass
+class Context:
+    system_prompt: str | None = None
+    messages: list[Message] = field(default_factory=list)
+    tools: list[Tool] | None = None
+
+
+# ---------------------------------------------------------------------------------------------
+# Options
+# ---------------------------------------------------------------------------------------------
+
+PayloadHook: TypeAlias = Callable[[dict[str, Any], Model], "dict[str, Any] | None | Awaitable[dict[str, Any] | None]"]
+ResponseHook: TypeAlias = Callable[[int, Mapping[str, str]], "None | Awaitable[None]"]
+
+
+@dataclass
+class StreamOptions:
+    temperature: float | None = None
+    max_tokens: int | None = None
+    signal: AbortSignal | None = None
+    api_key: str | None = None
+    transport: Transport | None = None
+    cache_retention: CacheRetention | None = None
+    session_id: str | None = None
+    on_payload: PayloadHook | None = None
+    on_response: ResponseHook | None = None
+    headers: dict[str, str] | None = None
+    max_retries: int | None = None
+    max_retry_delay_ms: int | None = None
+    timeout_ms: int | None = None
+    metadata: dict[str, Any] | None = None
+    env: dict[str, str] | None = None
+
+
+@dataclass
+class SimpleStreamOptions(StreamOptions):
+    reasoning: ThinkingLevel | None = None
+    thinking_budgets: dict[str, int] | None = None
+
+
+# ---------------------------------------------------------------------------------------------
+# Assistant message events (the 12-event protocol, spec 10 §2.8)
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass
+class StartEvent:
+    partial: AssistantMessage
+    type: ClassVar[str] = "start"
+
+
+@dataclass
+class TextStartEvent:
+    content_index: int
+    partial: AssistantMessage
+    type: ClassVar[str] = "text_start"
+
+
+@dataclass
+class TextDeltaEvent:
+    content_index: int
+    delta: str
+    partial: AssistantMessage
+    type: ClassVar[str] = "text_delta"
+
+
+@dataclass
+class TextEndEvent:
+    content_index: int
+    content: str
+    partial: AssistantMessage
+    type: ClassVar[str] = "text_end"
+
+
+@dataclass
+class ThinkingStartEvent:
+    content_index: int
+    partial: AssistantMessage
+    type: ClassVar[str] = "thinking_start"
+
+
+@dataclass
+class ThinkingDeltaEvent:
+    content_index: int
+    delta: str
+    partial: AssistantMessage
+    type: ClassVar[str] = "thinking_delta"
+
+
+@dataclass
+class ThinkingEndEvent:
+    content_index: int
+    content: str
+    partial: AssistantMessage
+    type: ClassVar[str] = "thinking_end"
+
+
+@dataclass
+class ToolCallStartEvent:
+    content_index: int
+    partial: AssistantMessage
+    type: ClassVar[str] = "toolcall_start"
+
+
+@dataclass
+class ToolCallDeltaEvent:
+    content_index: int
+    delta: str
+    partial: AssistantMessage
+    type: ClassVar[str] = "toolcall_delta"
+
+
+@dataclass
+class ToolCallEndEvent:
+    content_index: int
+    tool_call: ToolCall
+    partial: AssistantMessage
+    type: ClassVar[str] = "toolcall_end"
+
+
+@dataclass
+class DoneEvent:
+    reason: StopReason
+    message: AssistantMessage
+    type: ClassVar[str] = "done"
+
+
+@dataclass
+class ErrorEvent:
+    reason: StopReason
+    error: AssistantMessage
+    type: ClassVar[str] = "error"
+
+
+AssistantMessageEvent: TypeAlias = (
+    StartEvent
+    | TextStartEvent
+    | TextDeltaEvent
+    | TextEndEvent
+    | ThinkingStartEvent
+    | ThinkingDeltaEvent
+    | ThinkingEndEvent
+    | ToolCallStartEvent
+    | ToolCallDeltaEvent
+    | ToolCallEndEvent
+    | DoneEvent
+    | ErrorEvent
+)
+
+ASSISTANT_EVENT_TYPES: tuple[str, ...] = (
+    "start",
+    "text_start",
+    "text_delta",
+    "text_end",
+    "thinking_start",
+    "thinking_delta",
+    "thinking_end",
+    "toolcall_start",
+    "toolcall_delta",
+    "toolcall_end",
+    "done",
+    "error",
+)
+
+
+def now_ms() -> int:
+    """Wall-clock Unix time in integer milliseconds (the unit of every message timestamp)."""
+    return int(time.time() * 1000)
