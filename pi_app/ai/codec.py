@@ -49,8 +49,19 @@ from pi_app.ai.types import (
 _TEXT = (("text", "text"), ("text_signature", "textSignature"))
 _THINKING = (("thinking", "thinking"), ("thinking_signature", "thinkingSignature"), ("redacted", "redacted"))
 _IMAGE = (("data", "data"), ("mime_type", "mimeType"))
-_TOOL_CALL = (("id", "id"), ("name", "name"), ("arguments", "arguments"), ("thought_signature", "thoughtSignature"))
-_COST = (("input", "input"), ("output", "output"), ("cache_read", "cacheRead"), ("cache_write", "cacheWrite"), ("total", "total"))
+_TOOL_CALL = (
+    ("id", "id"),
+    ("name", "name"),
+    ("arguments", "arguments"),
+    ("thought_signature", "thoughtSignature"),
+)
+_COST = (
+    ("input", "input"),
+    ("output", "output"),
+    ("cache_read", "cacheRead"),
+    ("cache_write", "cacheWrite"),
+    ("total", "total"),
+)
 _USAGE = (
     ("input", "input"),
     ("output", "output"),
@@ -148,15 +159,16 @@ def _js_number(value: Any) -> Any:
     return value
 
 
-def _value_to_json(value: Any) -> Any:
+def to_json_value(value: Any) -> Any:
+    """Any value (dataclass, list, dict, scalar) in its JSON form, floats as JavaScript prints them."""
     if value is None or isinstance(value, (str, bool, int)):
         return value
     if isinstance(value, float):
         return _js_number(value)
     if isinstance(value, list | tuple):
-        return [_value_to_json(v) for v in value]
+        return [to_json_value(v) for v in value]
     if isinstance(value, dict):
-        return {k: _value_to_json(v) for k, v in value.items()}
+        return {k: to_json_value(v) for k, v in value.items()}
     return to_dict(value)
 
 
@@ -166,7 +178,7 @@ def _table_to_dict(obj: Any, table: tuple[tuple[str, str], ...], head: dict[str,
         value = getattr(obj, attr)
         if value is None:
             continue
-        out[key] = _value_to_json(value)
+        out[key] = to_json_value(value)
     extra = getattr(obj, "extra", None)
     if extra:
         for key, value in extra.items():
@@ -195,14 +207,14 @@ def to_dict(obj: Any) -> Any:
     if cls is Model:
         return _table_to_dict(obj, _MODEL, {})
     if isinstance(obj, dict):
-        return {k: _value_to_json(v) for k, v in obj.items()}
+        return {k: to_json_value(v) for k, v in obj.items()}
     if isinstance(obj, list | tuple):
-        return [_value_to_json(v) for v in obj]
+        return [to_json_value(v) for v in obj]
     to_json = getattr(obj, "to_dict", None)
     if callable(to_json):
         return to_json()
     if is_dataclass(obj):
-        return {f.name: _value_to_json(getattr(obj, f.name)) for f in fields(obj)}
+        return {f.name: to_json_value(getattr(obj, f.name)) for f in fields(obj)}
     return obj
 
 
@@ -288,7 +300,9 @@ def message_from_dict(data: dict[str, Any]) -> Message:
 def model_from_dict(data: dict[str, Any]) -> Model:
     cost = data.get("cost") or {}
     model = _fill(Model, tuple(p for p in _MODEL if p[0] != "cost"), data, ("cost",))
-    model.cost = ModelCost(**{attr: cost.get(key) or (None if attr == "cache_write_1h" else 0) for attr, key in _MODEL_COST})
+    model.cost = ModelCost(
+        **{attr: cost.get(key) or (None if attr == "cache_write_1h" else 0) for attr, key in _MODEL_COST}
+    )
     return model
 
 
@@ -333,7 +347,7 @@ def _sanitize_numbers(value: Any) -> Any:
 
 def encode_json(obj: Any) -> str:
     """Compact JSON as JavaScript's ``JSON.stringify`` writes it (no trailing newline)."""
-    obj = _value_to_json(obj)
+    obj = to_json_value(obj)
     try:
         return json.dumps(obj, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
     except ValueError:

@@ -42,7 +42,9 @@ from pi_app.ai.types import (
 
 
 class ProviderStreams(Protocol):
-    def stream(self, model: Model, context: Context, options: StreamOptions | None) -> AssistantMessageEventStream: ...
+    def stream(
+        self, model: Model, context: Context, options: StreamOptions | None
+    ) -> AssistantMessageEventStream: ...
 
     def stream_simple(
         self, model: Model, context: Context, options: SimpleStreamOptions | None
@@ -58,7 +60,9 @@ class Provider(Protocol):
 
     def get_models(self) -> Sequence[Model]: ...
 
-    def stream(self, model: Model, context: Context, options: StreamOptions | None) -> AssistantMessageEventStream: ...
+    def stream(
+        self, model: Model, context: Context, options: StreamOptions | None
+    ) -> AssistantMessageEventStream: ...
 
     def stream_simple(
         self, model: Model, context: Context, options: SimpleStreamOptions | None
@@ -159,7 +163,9 @@ class LazyApi:
             self._impl = getattr(mod, self.factory)()
         return self._impl
 
-    def stream(self, model: Model, context: Context, options: StreamOptions | None) -> AssistantMessageEventStream:
+    def stream(
+        self, model: Model, context: Context, options: StreamOptions | None
+    ) -> AssistantMessageEventStream:
         try:
             impl = self._load()
         except Exception as exc:
@@ -219,7 +225,9 @@ class BasicProvider:
             return self.api.get(model.api)
         return self.api
 
-    def stream(self, model: Model, context: Context, options: StreamOptions | None) -> AssistantMessageEventStream:
+    def stream(
+        self, model: Model, context: Context, options: StreamOptions | None
+    ) -> AssistantMessageEventStream:
         impl = self._streams_for(model)
         if impl is None:
             return error_stream(model, f"No API implementation for api '{model.api}' in provider '{self.id}'")
@@ -281,7 +289,9 @@ class MutableModels:
         http_client_factory: Callable[[], Any] | None = None,
         model_cache: Any = None,
     ) -> None:
-        self.credentials: CredentialStore = credentials if credentials is not None else InMemoryCredentialStore()
+        self.credentials: CredentialStore = (
+            credentials if credentials is not None else InMemoryCredentialStore()
+        )
         self.auth_context: AuthContext = auth_context if auth_context is not None else EnvAuthContext()
         self.http_client_factory = http_client_factory
         self.model_cache = model_cache
@@ -307,15 +317,19 @@ class MutableModels:
         return self._providers.get(id)
 
     def get_models(self, provider: str | None = None) -> Sequence[Model]:
-        providers = [self._providers[provider]] if provider in self._providers else (
-            [] if provider is not None else list(self._providers.values())
+        providers = (
+            [self._providers[provider]]
+            if provider in self._providers
+            else ([] if provider is not None else list(self._providers.values()))
         )
         out: list[Model] = []
         for p in providers:
             try:
                 out.extend(p.get_models())
             except Exception as exc:
-                self._model_errors[p.id] = ModelsError("model_source", f"Failed to list models of {p.id}", exc)
+                self._model_errors[p.id] = ModelsError(
+                    "model_source", f"Failed to list models of {p.id}", exc
+                )
         return out
 
     def get_model(self, provider: str, id: str) -> Model | None:
@@ -350,7 +364,12 @@ class MutableModels:
         info = infos.get(provider_id)
         if info and info.get("type") == "oauth" and provider.auth.oauth is not None:
             expires = info.get("expires")
-            return {"configured": True, "type": "oauth", "source": "stored", "expired": bool(expires is not None and now_ms() >= int(expires))}
+            return {
+                "configured": True,
+                "type": "oauth",
+                "source": "stored",
+                "expired": bool(expires is not None and now_ms() >= int(expires)),
+            }
         api_key = provider.auth.api_key
         if info and info.get("type") == "api_key" and api_key is not None:
             return {"configured": True, "type": "api_key", "source": "stored"}
@@ -359,13 +378,19 @@ class MutableModels:
             if check is not None:
                 return await check(self.auth_context, None)
             result = await api_key.resolve(ctx=self.auth_context, credential=None)
-            return {"configured": result is not None, "type": "api_key", "source": result.source if result else None}
+            return {
+                "configured": result is not None,
+                "type": "api_key",
+                "source": result.source if result else None,
+            }
         return {"configured": False}
 
     async def get_available(self, provider_id: str | None = None) -> Sequence[Model]:
         out: list[Model] = []
-        providers = [self._providers[provider_id]] if provider_id in self._providers else (
-            [] if provider_id is not None else list(self._providers.values())
+        providers = (
+            [self._providers[provider_id]]
+            if provider_id in self._providers
+            else ([] if provider_id is not None else list(self._providers.values()))
         )
         for p in providers:
             check = await self.check_auth(p.id)
@@ -377,8 +402,12 @@ class MutableModels:
             out.extend(models)
         return out
 
-    async def get_auth(self, model_or_provider_id: Model | str, overrides: dict[str, Any] | None = None) -> AuthResult | None:
-        provider_id = model_or_provider_id if isinstance(model_or_provider_id, str) else model_or_provider_id.provider
+    async def get_auth(
+        self, model_or_provider_id: Model | str, overrides: dict[str, Any] | None = None
+    ) -> AuthResult | None:
+        provider_id = (
+            model_or_provider_id if isinstance(model_or_provider_id, str) else model_or_provider_id.provider
+        )
         provider = self._providers.get(provider_id)
         if provider is None:
             raise ModelsError("provider", f"Unknown provider: {provider_id}")
@@ -428,7 +457,11 @@ class MutableModels:
         provider = self._providers.get(model.provider)
         if provider is None:
             return error_stream(model, f"Unknown provider: {model.provider}")
-        opts = copy.copy(options) if options is not None else (SimpleStreamOptions() if simple else StreamOptions())
+        opts = (
+            copy.copy(options)
+            if options is not None
+            else (SimpleStreamOptions() if simple else StreamOptions())
+        )
 
         async def make_source() -> AssistantMessageEventStream:
             ctx = overlay_context(self.auth_context, opts.env)
@@ -475,7 +508,9 @@ class MutableModels:
     ) -> AssistantMessageEventStream:
         return self._route(model, context, options, True, transform_headers)
 
-    async def complete(self, model: Model, context: Context, options: StreamOptions | None = None) -> AssistantMessage:
+    async def complete(
+        self, model: Model, context: Context, options: StreamOptions | None = None
+    ) -> AssistantMessage:
         return await self.stream(model, context, options).result()
 
     async def complete_simple(

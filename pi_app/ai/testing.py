@@ -110,7 +110,9 @@ def thinking(value: str, signature: str | None = None, chunks: int = 1) -> Think
     return Thinking(value, signature, chunks)
 
 
-def tool_call(name: str, arguments: dict[str, Any] | str | None = None, id: str | None = None, chunks: int = 1) -> ToolCallStep:
+def tool_call(
+    name: str, arguments: dict[str, Any] | str | None = None, id: str | None = None, chunks: int = 1
+) -> ToolCallStep:
     return ToolCallStep(name, arguments if arguments is not None else {}, id, chunks)
 
 
@@ -206,17 +208,26 @@ class FakeApi:
     def enqueue(self, *turns: Turn) -> None:
         self.script.extend(turns)
 
-    def stream(self, model: Model, context: Context, options: StreamOptions | None) -> AssistantMessageEventStream:
+    def stream(
+        self, model: Model, context: Context, options: StreamOptions | None
+    ) -> AssistantMessageEventStream:
         self.calls.append(FakeCall(model, _snapshot_context(context), options))
         turn: Turn | None = self.script.pop(0) if self.script else None
         stream = AssistantMessageEventStream()
-        stream.producer = asyncio.get_running_loop().create_task(self._run(stream, model, context, options, turn))
+        stream.producer = asyncio.get_running_loop().create_task(
+            self._run(stream, model, context, options, turn)
+        )
         return stream
 
     stream_simple = stream
 
     async def _run(
-        self, stream: AssistantMessageEventStream, model: Model, context: Context, options: Any, turn: Turn | None
+        self,
+        stream: AssistantMessageEventStream,
+        model: Model,
+        context: Context,
+        options: Any,
+        turn: Turn | None,
     ) -> None:
         signal = getattr(options, "signal", None)
         message = AssistantMessage(api=model.api, provider=model.provider, model=model.id, timestamp=now_ms())
@@ -274,7 +285,11 @@ class FakeApi:
                 elif isinstance(step, ToolCallStep):
                     from pi_app.ai.util.partial_json import parse_streaming_json
 
-                    raw_args = step.arguments if isinstance(step.arguments, str) else json.dumps(step.arguments, separators=(",", ":"))
+                    raw_args = (
+                        step.arguments
+                        if isinstance(step.arguments, str)
+                        else json.dumps(step.arguments, separators=(",", ":"))
+                    )
                     call = ToolCall(id=step.id or f"call_{call_index}_{len(message.content)}", name=step.name)
                     message.content.append(call)
                     idx = len(message.content) - 1
@@ -393,4 +408,6 @@ def fake_provider(
     models = list(models) if models is not None else [fake_model(provider=id)]
     api = FakeApi(script, api=models[0].api if models else "fake-api")
     base = create_provider(id=id, auth=no_auth(), api=api, models=models)
-    return FakeProvider(**{f: getattr(base, f) for f in ("id", "auth", "api", "name", "base_url", "headers", "models")})
+    return FakeProvider(
+        **{f: getattr(base, f) for f in ("id", "auth", "api", "name", "base_url", "headers", "models")}
+    )

@@ -230,7 +230,9 @@ class Context:
 # Options
 # ---------------------------------------------------------------------------------------------
 
-PayloadHook: TypeAlias = Callable[[dict[str, Any], Model], "dict[str, Any] | None | Awaitable[dict[str, Any] | None]"]
+PayloadHook: TypeAlias = Callable[
+    [dict[str, Any], Model], "dict[str, Any] | None | Awaitable[dict[str, Any] | None]"
+]
 ResponseHook: TypeAlias = Callable[[int, Mapping[str, str]], "None | Awaitable[None]"]
 
 

@@ -1,0 +1,171 @@
+"""Agent events (spec 20 §2.8) and their JSON form.
+
+Every event is a frozen dataclass with a ``type`` class variable; ``AgentEvent`` is their union and
+``AGENT_EVENT_TYPES`` the declared vocabulary (R-PHIL-10). ``agent_event_to_dict`` produces pi
+0.73.1's wire shape (``toolCallId``, ``partialResult``, ``assistantMessageEvent`` …), built on
+``pi_app.ai.codec``; messages that are not L1 kinds are converted by the caller-supplied
+``message_to_dict`` (the coding layer knows its custom roles).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, TypeAlias
+
+from pi_app.agent.types import AgentMessage, AgentToolResult
+from pi_app.ai import codec
+
+
+@dataclass(frozen=True)
+class AgentStartEvent:
+    type: ClassVar[str] = "agent_start"
+
+
+@dataclass(frozen=True)
+class AgentEndEvent:
+    messages: list[AgentMessage] = field(default_factory=list)
+    type: ClassVar[str] = "agent_end"
+
+
+@dataclass(frozen=True)
+class TurnStartEvent:
+    type: ClassVar[str] = "turn_start"
+
+
+@dataclass(frozen=True)
+class TurnEndEvent:
+    message: Any
+    tool_results: list[Any] = field(default_factory=list)
+    type: ClassVar[str] = "turn_end"
+
+
+@dataclass(frozen=True)
+class MessageStartEvent:
+    message: AgentMessage
+    type: ClassVar[str] = "message_start"
+
+
+@dataclass(frozen=True)
+class MessageUpdateEvent:
+    message: AgentMessage
+    assistant_message_event: Any
+    type: ClassVar[str] = "message_update"
+
+
+@dataclass(frozen=True)
+class MessageEndEvent:
+    message: AgentMessage
+    type: ClassVar[str] = "message_end"
+
+
+@dataclass(frozen=True)
+class ToolExecutionStartEvent:
+    tool_call_id: str
+    tool_name: str
+    args: Any
+    type: ClassVar[str] = "tool_execution_start"
+
+
+@dataclass(frozen=True)
+class ToolExecutionUpdateEvent:
+    tool_call_id: str
+    tool_name: str
+    args: Any
+    partial_result: AgentToolResult
+    type: ClassVar[str] = "tool_execution_update"
+
+
+@dataclass(frozen=True)
+class ToolExecutionEndEvent:
+    tool_call_id: str
+    tool_name: str
+    result: AgentToolResult
+    is_error: bool
+    type: ClassVar[str] = "tool_execution_end"
+
+
+AgentEvent: TypeAlias = (
+    AgentStartEvent
+    | AgentEndEvent
+    | TurnStartEvent
+    | TurnEndEvent
+    | MessageStartEvent
+    | MessageUpdateEvent
+    | MessageEndEvent
+    | ToolExecutionStartEvent
+    | ToolExecutionUpdateEvent
+    | ToolExecutionEndEvent
+)
+
+AGENT_EVENT_TYPES: tuple[str, ...] = (
+    "agent_start",
+    "agent_end",
+    "turn_start",
+    "turn_end",
+    "message_start",
+    "message_update",
+    "message_end",
+    "tool_execution_start",
+    "tool_execution_update",
+    "tool_execution_end",
+)
+
+MessageEncoder: TypeAlias = Callable[[Any], Any]
+
+
+def tool_result_to_dict(result: AgentToolResult) -> dict[str, Any]:
+    """``{content, details?, addedToolNames?}``; ``terminate`` is runtime-only and never written."""
+    out: dict[str, Any] = {"content": [codec.to_dict(b) for b in (result.content or [])]}
+    if result.details is not None:
+        out["details"] = codec.to_json_value(result.details)
+    if result.added_tool_names:
+        out["addedToolNames"] = list(result.added_tool_names)
+    return out
+
+
+def agent_event_to_dict(event: Any, message_to_dict: MessageEncoder = codec.to_dict) -> dict[str, Any]:
+    """pi 0.73.1's JSON shape of an agent event."""
+    t = event.type
+    if t in ("agent_start", "turn_start"):
+        return {"type": t}
+    if t == "agent_end":
+        return {"type": t, "messages": [message_to_dict(m) for m in event.messages]}
+    if t == "turn_end":
+        return {
+            "type": t,
+            "message": message_to_dict(event.message),
+            "toolResults": [message_to_dict(m) for m in event.tool_results],
+        }
+    if t in ("message_start", "message_end"):
+        return {"type": t, "message": message_to_dict(event.message)}
+    if t == "message_update":
+        return {
+            "type": t,
+            "assistantMessageEvent": codec.to_dict(event.assistant_message_event),
+            "message": message_to_dict(event.message),
+        }
+    if t == "tool_execution_start":
+        return {
+            "type": t,
+            "toolCallId": event.tool_call_id,
+            "toolName": event.tool_name,
+            "args": codec.to_json_value(event.args),
+        }
+    if t == "tool_execution_update":
+        return {
+            "type": t,
+            "toolCallId": event.tool_call_id,
+            "toolName": event.tool_name,
+            "args": codec.to_json_value(event.args),
+            "partialResult": tool_result_to_dict(event.partial_result),
+        }
+    if t == "tool_execution_end":
+        return {
+            "type": t,
+            "toolCallId": event.tool_call_id,
+            "toolName": event.tool_name,
+            "result": tool_result_to_dict(event.result),
+            "isError": event.is_error,
+        }
+    raise ValueError(f"Unknown agent event type: {t!r}")

@@ -1,0 +1,164 @@
+"""Types of the agent layer: messages, context, tools, hook contexts and the loop configuration.
+
+``AgentMessage`` is any L1 message or an application-defined ``AgentCustomMessage`` subclass
+(spec 20 §2.1). The loop never inspects custom kinds; only the ``convert_to_llm`` callback supplied
+by the upper layer understands them.
+
+A tool is anything with the ``AgentTool`` attributes (structural typing; R-PHIL-07): a plain
+dataclass with ``name``, ``label``, ``description``, ``parameters`` and ``execute`` works.
+``parameters`` is a pydantic model class or a JSON-Schema dict (00-index.md, decision D-15).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol, TypeAlias, runtime_checkable
+
+from pi_app.ai.event_stream import AbortSignal
+from pi_app.ai.types import (
+    AssistantMessage,
+    ImageContent,
+    Message,
+    Model,
+    SimpleStreamOptions,
+    TextContent,
+    ToolCall,
+    ToolResultMessage,
+)
+
+AgentThinkingLevel: TypeAlias = Literal["off", "minimal", "low", "medium", "high", "xhigh"]
+ToolExecutionMode: TypeAlias = Literal["sequential", "parallel"]
+QueueMode: TypeAlias = Literal["all", "one-at-a-time"]
+
+
+@dataclass
+class AgentCustomMessage:
+    """Base class of application-defined message kinds (``bashExecution``, ``custom`` …)."""
+
+    role: str = "custom"
+    timestamp: int = 0
+
+
+AgentMessage: TypeAlias = Message | AgentCustomMessage | Any
+
+_MESSAGE_ROLES: dict[str, type] = {}
+
+
+def register_message_role(role: str, cls: type) -> None:
+    """Optional role -> class registry for upper layers' deserialisation."""
+    _MESSAGE_ROLES[role] = cls
+
+
+def message_class_for_role(role: str) -> type | None:
+    return _MESSAGE_ROLES.get(role)
+
+
+@dataclass
+class AgentToolResult:
+    content: list[TextContent | ImageContent] = field(default_factory=list)
+    details: Any = None
+    terminate: bool = False
+    added_tool_names: list[str] | None = None
+
+
+ToolUpdateCallback: TypeAlias = Callable[[AgentToolResult], None]
+
+
+@runtime_checkable
+class AgentTool(Protocol):
+    name: str
+    label: str
+    description: str
+    parameters: Any
+
+    async def execute(
+        self,
+        tool_call_id: str,
+        params: Any,
+        signal: AbortSignal | None,
+        on_update: ToolUpdateCallback | None,
+    ) -> AgentToolResult: ...
+
+
+@dataclass
+class AgentContext:
+    system_prompt: str = ""
+    messages: list[AgentMessage] = field(default_factory=list)
+    tools: list[Any] | None = None
+
+
+@dataclass
+class BeforeToolCallContext:
+    assistant_message: AssistantMessage
+    tool_call: ToolCall
+    args: Any
+    context: AgentContext
+
+
+@dataclass
+class BeforeToolCallResult:
+    block: bool = False
+    reason: str | None = None
+    terminate: bool = False
+
+
+@dataclass
+class AfterToolCallContext:
+    assistant_message: AssistantMessage
+    tool_call: ToolCall
+    args: Any
+    result: AgentToolResult
+    is_error: bool
+    context: AgentContext
+
+
+@dataclass
+class AfterToolCallResult:
+    content: list[Any] | None = None
+    details: Any = None
+    is_error: bool | None = None
+    terminate: bool | None = None
+
+
+@dataclass
+class TurnContext:
+    message: AssistantMessage
+    tool_results: list[ToolResultMessage]
+    context: AgentContext
+    new_messages: list[AgentMessage]
+
+
+@dataclass
+class AgentLoopTurnUpdate:
+    context: AgentContext | None = None
+    model: Model | None = None
+    thinking_level: AgentThinkingLevel | None = None
+
+
+MaybeAwaitable: TypeAlias = Any
+
+
+@dataclass
+class AgentLoopConfig:
+    """Everything the loop knows (spec 20 §2.5). Only ``model`` and ``convert_to_llm`` are required."""
+
+    model: Model
+    convert_to_llm: Callable[[list[AgentMessage]], MaybeAwaitable]
+    stream_options: SimpleStreamOptions = field(default_factory=SimpleStreamOptions)
+    transform_context: (
+        Callable[[list[AgentMessage], AbortSignal | None], Awaitable[list[AgentMessage]]] | None
+    ) = None
+    get_api_key: Callable[[str], MaybeAwaitable] | None = None
+    get_steering_messages: Callable[[], Awaitable[list[AgentMessage]]] | None = None
+    get_follow_up_messages: Callable[[], Awaitable[list[AgentMessage]]] | None = None
+    should_stop_after_turn: Callable[[TurnContext], MaybeAwaitable] | None = None
+    prepare_next_turn: Callable[[TurnContext], MaybeAwaitable] | None = None
+    before_tool_call: (
+        Callable[[BeforeToolCallContext, AbortSignal | None], Awaitable[BeforeToolCallResult | None]] | None
+    ) = None
+    after_tool_call: (
+        Callable[[AfterToolCallContext, AbortSignal | None], Awaitable[AfterToolCallResult | None]] | None
+    ) = None
+    tool_execution: ToolExecutionMode = "parallel"
+    tool_abort_grace_s: float | None = 5.0
