@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import copy
 import importlib
+import weakref
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
@@ -297,6 +298,21 @@ class MutableModels:
         self.model_cache = model_cache
         self._providers: dict[str, Any] = {}
         self._model_errors: dict[str, ModelsError] = {}
+        self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Any] = weakref.WeakKeyDictionary()
+
+    def http_client(self) -> Any:
+        """The collection's HTTP client for the running loop, created on first use (R-AI-84)."""
+        loop = asyncio.get_running_loop()
+        client = self._clients.get(loop)
+        if client is None or getattr(client, "is_closed", False):
+            if self.http_client_factory is not None:
+                client = self.http_client_factory()
+            else:
+                import httpx
+
+                client = httpx.AsyncClient()
+            self._clients[loop] = client
+        return client
 
     # -- providers ------------------------------------------------------------------------------
 
@@ -481,6 +497,8 @@ class MutableModels:
                 maybe = transform_headers(headers)
                 headers = await maybe if asyncio.iscoroutine(maybe) else maybe
             request_opts = replace(opts, api_key=auth.get("apiKey") or opts.api_key, headers=headers or None)
+            if getattr(request_opts, "http_client", None) is None:
+                request_opts.http_client = self.http_client()
             if simple:
                 return provider.stream_simple(target_model, context, request_opts)
             return provider.stream(target_model, context, request_opts)
@@ -519,6 +537,13 @@ class MutableModels:
         return await self.stream_simple(model, context, options).result()
 
     async def aclose(self) -> None:
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            loop = None
+        client = self._clients.pop(loop, None) if loop is not None else None
+        if client is not None:
+            await client.aclose()
         for p in self._providers.values():
             closer = getattr(p, "aclose", None)
             if closer is not None:

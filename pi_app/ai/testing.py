@@ -136,7 +136,46 @@ def hang() -> Hang:
     return Hang()
 
 
-Step = Text | Thinking | ToolCallStep | Error | Delay | UsageStep | Stop | Hang
+@dataclass
+class HttpError:
+    """Answer the request with this HTTP status instead of a stream (loopback server)."""
+
+    status: int
+    body: str = ""
+    headers: dict[str, str] | None = None
+
+
+@dataclass
+class Cut:
+    """Close the connection abruptly, mid-stream."""
+
+
+@dataclass
+class Garbage:
+    """Send one malformed SSE data line (not JSON)."""
+
+
+def http_error(
+    status: int, body: str | dict[str, Any] = "", headers: dict[str, str] | None = None
+) -> HttpError:
+    text = body if isinstance(body, str) else json.dumps(body)
+    return HttpError(status, text, headers)
+
+
+def stall() -> Hang:
+    """Keep the connection open and send nothing more (until the client gives up)."""
+    return Hang()
+
+
+def cut() -> Cut:
+    return Cut()
+
+
+def garbage() -> Garbage:
+    return Garbage()
+
+
+Step = Text | Thinking | ToolCallStep | Error | Delay | UsageStep | Stop | Hang | HttpError | Cut | Garbage
 
 
 def parse_step(spec: str | Step) -> Step:
@@ -326,6 +365,11 @@ class FakeApi:
                     )
                 elif isinstance(step, Stop):
                     explicit_stop = step.reason
+                elif isinstance(step, HttpError | Cut | Garbage):
+                    message.stop_reason = "error"
+                    message.error_message = _scripted_failure_text(step)
+                    stream.push(ErrorEvent(reason="error", error=message))
+                    return
             if not explicit_usage:
                 message.usage = _estimate_usage(context, message)
             has_calls = any(isinstance(b, ToolCall) for b in message.content)
@@ -341,6 +385,16 @@ class FakeApi:
             stream.push(ErrorEvent(reason="error", error=message))
         finally:
             stream.end()
+
+
+def _scripted_failure_text(step: HttpError | Cut | Garbage) -> str:
+    if isinstance(step, HttpError):
+        from pi_app.ai.http.transport import format_http_error
+
+        return format_http_error(step.status, step.body)
+    if isinstance(step, Cut):
+        return "Connection error: connection closed mid-stream"
+    return "Invalid JSON in stream: {not json"
 
 
 async def _sleep_or_abort(seconds: float | None, signal: Any) -> bool:
@@ -411,3 +465,497 @@ def fake_provider(
     return FakeProvider(
         **{f: getattr(base, f) for f in ("id", "auth", "api", "name", "base_url", "headers", "models")}
     )
+
+
+# ---------------------------------------------------------------------------------------------
+# SSE transcript builders (R-AI-100): steps -> the bytes a real server sends, per wire API
+# ---------------------------------------------------------------------------------------------
+#
+# A rendered transcript is a list of parts: ``bytes`` (one SSE event each, written and flushed
+# separately) or the control steps ``Delay``, ``Hang`` and ``Cut`` that a server or mock transport
+# acts on. Without a ``usage`` step a turn reports 10 input and 5 output tokens.
+
+Part = bytes | Delay | Hang | Cut
+
+DEFAULT_USAGE = UsageStep(input=10, output=5)
+GARBAGE_LINE = b"data: {not json\n\n"
+
+
+def _steps(steps: Sequence[Step | str]) -> list[Step]:
+    return [parse_step(s) for s in steps]
+
+
+def _turn_usage(steps: list[Step]) -> UsageStep:
+    found = [s for s in steps if isinstance(s, UsageStep)]
+    return found[-1] if found else DEFAULT_USAGE
+
+
+def _turn_stop(steps: list[Step]) -> str:
+    stops = [s.reason for s in steps if isinstance(s, Stop)]
+    if stops:
+        return stops[-1]
+    return "toolUse" if any(isinstance(s, ToolCallStep) for s in steps) else "stop"
+
+
+def _raw_args(step: ToolCallStep) -> str:
+    if isinstance(step.arguments, str):
+        return step.arguments
+    return json.dumps(step.arguments, separators=(",", ":"), ensure_ascii=False)
+
+
+def _sse(event: str | None, data: Any) -> bytes:
+    payload = data if isinstance(data, str) else json.dumps(data, separators=(",", ":"), ensure_ascii=False)
+    head = f"event: {event}\n" if event else ""
+    return f"{head}data: {payload}\n\n".encode()
+
+
+def _control(step: Step) -> Part | None:
+    if isinstance(step, Delay | Hang | Cut):
+        return step
+    if isinstance(step, Garbage):
+        return GARBAGE_LINE
+    return None
+
+
+def anthropic_transcript(steps: Sequence[Step | str], model: str = "claude-fake") -> list[Part]:
+    """An ``anthropic-messages`` SSE body (spec 10 §A.1.4/§A.1.6)."""
+    items = _steps(steps)
+    use = _turn_usage(items)
+    parts: list[Part] = [
+        _sse(
+            "message_start",
+            {
+                "type": "message_start",
+                "message": {
+                    "id": "msg_fake",
+                    "type": "message",
+                    "role": "assistant",
+                    "model": model,
+                    "content": [],
+                    "stop_reason": None,
+                    "stop_sequence": None,
+                    "usage": {
+                        "input_tokens": use.input,
+                        "output_tokens": 1,
+                        "cache_read_input_tokens": use.cache_read,
+                        "cache_creation_input_tokens": use.cache_write,
+                    },
+                },
+            },
+        )
+    ]
+    index = 0
+    for step in items:
+        control = _control(step)
+        if control is not None:
+            parts.append(control)
+            if isinstance(step, Hang | Cut):
+                return parts
+            continue
+        if isinstance(step, Error):
+            parts.append(
+                _sse("error", {"type": "error", "error": {"type": "api_error", "message": step.message}})
+            )
+            return parts
+        if isinstance(step, Text):
+            start = {"type": "text", "text": ""}
+            deltas = [{"type": "text_delta", "text": piece} for piece in _split(step.text, step.chunks)]
+        elif isinstance(step, Thinking):
+            start = {"type": "thinking", "thinking": "", "signature": ""}
+            deltas = [
+                {"type": "thinking_delta", "thinking": piece} for piece in _split(step.text, step.chunks)
+            ]
+            if step.signature:
+                deltas.append({"type": "signature_delta", "signature": step.signature})
+        elif isinstance(step, ToolCallStep):
+            start = {
+                "type": "tool_use",
+                "id": step.id or f"toolu_fake{index}",
+                "name": step.name,
+                "input": {},
+            }
+            deltas = [
+                {"type": "input_json_delta", "partial_json": piece}
+                for piece in _split(_raw_args(step), step.chunks)
+            ]
+        else:
+            continue
+        parts.append(
+            _sse(
+                "content_block_start", {"type": "content_block_start", "index": index, "content_block": start}
+            )
+        )
+        for delta in deltas:
+            parts.append(
+                _sse("content_block_delta", {"type": "content_block_delta", "index": index, "delta": delta})
+            )
+        parts.append(_sse("content_block_stop", {"type": "content_block_stop", "index": index}))
+        index += 1
+    stop = {"stop": "end_turn", "length": "max_tokens", "toolUse": "tool_use"}.get(
+        _turn_stop(items), _turn_stop(items)
+    )
+    parts.append(
+        _sse(
+            "message_delta",
+            {
+                "type": "message_delta",
+                "delta": {"stop_reason": stop, "stop_sequence": None},
+                "usage": {"output_tokens": use.output},
+            },
+        )
+    )
+    parts.append(_sse("message_stop", {"type": "message_stop"}))
+    return parts
+
+
+def openai_completions_transcript(steps: Sequence[Step | str], model: str = "gpt-fake") -> list[Part]:
+    """An ``openai-completions`` SSE body (spec 10 §A.2.4/§A.2.7)."""
+    items = _steps(steps)
+    use = _turn_usage(items)
+
+    def chunk(delta: dict[str, Any], finish: str | None = None) -> bytes:
+        body = {
+            "id": "chatcmpl-fake",
+            "object": "chat.completion.chunk",
+            "model": model,
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+        }
+        return _sse(None, body)
+
+    parts: list[Part] = [chunk({"role": "assistant", "content": ""})]
+    tool_index = 0
+    for step in items:
+        control = _control(step)
+        if control is not None:
+            parts.append(control)
+            if isinstance(step, Hang | Cut):
+                return parts
+            continue
+        if isinstance(step, Error):
+            parts.append(_sse(None, {"error": {"type": "server_error", "message": step.message}}))
+            return parts
+        if isinstance(step, Text):
+            parts.extend(chunk({"content": piece}) for piece in _split(step.text, step.chunks))
+        elif isinstance(step, Thinking):
+            parts.extend(chunk({"reasoning_content": piece}) for piece in _split(step.text, step.chunks))
+        elif isinstance(step, ToolCallStep):
+            call_id = step.id or f"call_fake{tool_index}"
+            head = {
+                "index": tool_index,
+                "id": call_id,
+                "type": "function",
+                "function": {"name": step.name, "arguments": ""},
+            }
+            parts.append(chunk({"tool_calls": [head]}))
+            for piece in _split(_raw_args(step), step.chunks):
+                parts.append(chunk({"tool_calls": [{"index": tool_index, "function": {"arguments": piece}}]}))
+            tool_index += 1
+    finish = {"stop": "stop", "length": "length", "toolUse": "tool_calls"}.get(
+        _turn_stop(items), _turn_stop(items)
+    )
+    parts.append(chunk({}, finish))
+    usage = {
+        "prompt_tokens": use.input + use.cache_read,
+        "completion_tokens": use.output,
+        "total_tokens": use.input + use.cache_read + use.output,
+        "prompt_tokens_details": {"cached_tokens": use.cache_read},
+    }
+    parts.append(
+        _sse(
+            None,
+            {
+                "id": "chatcmpl-fake",
+                "object": "chat.completion.chunk",
+                "model": model,
+                "choices": [],
+                "usage": usage,
+            },
+        )
+    )
+    parts.append(b"data: [DONE]\n\n")
+    return parts
+
+
+def openai_responses_transcript(steps: Sequence[Step | str], model: str = "gpt-fake") -> list[Part]:
+    """An ``openai-responses`` SSE body (spec 10 §A.3.4/§A.3.7)."""
+    items = _steps(steps)
+    use = _turn_usage(items)
+    seq = 0
+
+    def event(kind: str, **data: Any) -> bytes:
+        nonlocal seq
+        seq += 1
+        return _sse(kind, {"type": kind, "sequence_number": seq, **data})
+
+    parts: list[Part] = [event("response.created", response={"id": "resp_fake", "status": "in_progress"})]
+    out_index = 0
+    for step in items:
+        control = _control(step)
+        if control is not None:
+            parts.append(control)
+            if isinstance(step, Hang | Cut):
+                return parts
+            continue
+        if isinstance(step, Error):
+            parts.append(event("error", code="server_error", message=step.message))
+            return parts
+        if isinstance(step, Thinking):
+            item_id = f"rs_{out_index}"
+            parts.append(
+                event(
+                    "response.output_item.added",
+                    output_index=out_index,
+                    item={"type": "reasoning", "id": item_id, "summary": []},
+                )
+            )
+            parts.append(
+                event(
+                    "response.reasoning_summary_part.added",
+                    item_id=item_id,
+                    output_index=out_index,
+                    summary_index=0,
+                    part={"type": "summary_text", "text": ""},
+                )
+            )
+            for piece in _split(step.text, step.chunks):
+                parts.append(
+                    event(
+                        "response.reasoning_summary_text.delta",
+                        item_id=item_id,
+                        output_index=out_index,
+                        summary_index=0,
+                        delta=piece,
+                    )
+                )
+            parts.append(
+                event(
+                    "response.reasoning_summary_part.done",
+                    item_id=item_id,
+                    output_index=out_index,
+                    summary_index=0,
+                    part={"type": "summary_text", "text": step.text},
+                )
+            )
+            item = {
+                "type": "reasoning",
+                "id": item_id,
+                "summary": [{"type": "summary_text", "text": step.text}],
+            }
+            if step.signature:
+                item["encrypted_content"] = step.signature
+            parts.append(event("response.output_item.done", output_index=out_index, item=item))
+        elif isinstance(step, Text):
+            item_id = f"msg_{out_index}"
+            parts.append(
+                event(
+                    "response.output_item.added",
+                    output_index=out_index,
+                    item={
+                        "type": "message",
+                        "id": item_id,
+                        "role": "assistant",
+                        "status": "in_progress",
+                        "content": [],
+                    },
+                )
+            )
+            parts.append(
+                event(
+                    "response.content_part.added",
+                    item_id=item_id,
+                    output_index=out_index,
+                    content_index=0,
+                    part={"type": "output_text", "text": "", "annotations": []},
+                )
+            )
+            for piece in _split(step.text, step.chunks):
+                parts.append(
+                    event(
+                        "response.output_text.delta",
+                        item_id=item_id,
+                        output_index=out_index,
+                        content_index=0,
+                        delta=piece,
+                    )
+                )
+            done = {
+                "type": "message",
+                "id": item_id,
+                "role": "assistant",
+                "status": "completed",
+                "content": [{"type": "output_text", "text": step.text, "annotations": []}],
+            }
+            parts.append(event("response.output_item.done", output_index=out_index, item=done))
+        elif isinstance(step, ToolCallStep):
+            item_id = f"fc_{out_index}"
+            call_id = step.id or f"call_{out_index}"
+            raw = _raw_args(step)
+            parts.append(
+                event(
+                    "response.output_item.added",
+                    output_index=out_index,
+                    item={
+                        "type": "function_call",
+                        "id": item_id,
+                        "call_id": call_id,
+                        "name": step.name,
+                        "arguments": "",
+                        "status": "in_progress",
+                    },
+                )
+            )
+            for piece in _split(raw, step.chunks):
+                parts.append(
+                    event(
+                        "response.function_call_arguments.delta",
+                        item_id=item_id,
+                        output_index=out_index,
+                        delta=piece,
+                    )
+                )
+            parts.append(
+                event(
+                    "response.function_call_arguments.done",
+                    item_id=item_id,
+                    output_index=out_index,
+                    arguments=raw,
+                )
+            )
+            parts.append(
+                event(
+                    "response.output_item.done",
+                    output_index=out_index,
+                    item={
+                        "type": "function_call",
+                        "id": item_id,
+                        "call_id": call_id,
+                        "name": step.name,
+                        "arguments": raw,
+                        "status": "completed",
+                    },
+                )
+            )
+        else:
+            continue
+        out_index += 1
+    stop = _turn_stop(items)
+    status = "incomplete" if stop == "length" else "completed"
+    usage = {
+        "input_tokens": use.input + use.cache_read,
+        "input_tokens_details": {"cached_tokens": use.cache_read},
+        "output_tokens": use.output,
+        "output_tokens_details": {"reasoning_tokens": 0},
+        "total_tokens": use.input + use.cache_read + use.output,
+    }
+    final = {"id": "resp_fake", "status": status, "service_tier": "default", "usage": usage}
+    if status == "incomplete":
+        final["incomplete_details"] = {"reason": "max_output_tokens"}
+    parts.append(
+        event("response.incomplete" if status == "incomplete" else "response.completed", response=final)
+    )
+    return parts
+
+
+def google_transcript(steps: Sequence[Step | str], model: str = "gemini-fake") -> list[Part]:
+    """A ``google-generative-ai`` SSE body with ``\\r\\n`` line endings (spec 10 §A.4.4/§A.4.6)."""
+    items = _steps(steps)
+    use = _turn_usage(items)
+
+    def chunk(
+        parts_: list[dict[str, Any]], extra: dict[str, Any] | None = None, usage: dict[str, Any] | None = None
+    ) -> bytes:
+        candidate: dict[str, Any] = {
+            "content": {"role": "model", "parts": parts_},
+            "index": 0,
+            **(extra or {}),
+        }
+        body: dict[str, Any] = {"candidates": [candidate]}
+        if usage:
+            body["usageMetadata"] = usage
+        body.update({"modelVersion": model, "responseId": "resp_fake"})
+        return _sse(None, body).replace(b"\n", b"\r\n")
+
+    parts: list[Part] = []
+    for step in items:
+        control = _control(step)
+        if control is not None:
+            parts.append(control)
+            if isinstance(step, Hang | Cut):
+                return parts
+            continue
+        if isinstance(step, Error):
+            parts.append(
+                _sse(None, {"error": {"code": 500, "message": step.message, "status": "INTERNAL"}}).replace(
+                    b"\n", b"\r\n"
+                )
+            )
+            return parts
+        if isinstance(step, Text):
+            parts.extend(chunk([{"text": piece}]) for piece in _split(step.text, step.chunks))
+        elif isinstance(step, Thinking):
+            pieces = _split(step.text, step.chunks)
+            for i, piece in enumerate(pieces):
+                part: dict[str, Any] = {"text": piece, "thought": True}
+                if step.signature and i == len(pieces) - 1:
+                    part["thoughtSignature"] = step.signature
+                parts.append(chunk([part]))
+        elif isinstance(step, ToolCallStep):
+            args = step.arguments if isinstance(step.arguments, dict) else json.loads(step.arguments or "{}")
+            call: dict[str, Any] = {"name": step.name, "args": args}
+            if step.id:
+                call["id"] = step.id
+            parts.append(chunk([{"functionCall": call}]))
+    stop = _turn_stop(items)
+    finish = "MAX_TOKENS" if stop == "length" else "STOP"
+    usage = {
+        "promptTokenCount": use.input + use.cache_read,
+        "candidatesTokenCount": use.output,
+        "cachedContentTokenCount": use.cache_read,
+        "totalTokenCount": use.input + use.cache_read + use.output,
+    }
+    parts.append(chunk([], {"finishReason": finish}, usage))
+    return parts
+
+
+TRANSCRIPT_BUILDERS: dict[str, Callable[..., list[Part]]] = {
+    "anthropic-messages": anthropic_transcript,
+    "openai-completions": openai_completions_transcript,
+    "openai-responses": openai_responses_transcript,
+    "google-generative-ai": google_transcript,
+}
+
+
+def transcript(api: str, steps: Sequence[Step | str], model: str = "fake-model") -> list[Part]:
+    return TRANSCRIPT_BUILDERS[api](steps, model=model)
+
+
+def transcript_bytes(parts: Sequence[Part]) -> bytes:
+    """The body as one byte string (control parts dropped)."""
+    return b"".join(p for p in parts if isinstance(p, bytes))
+
+
+def mock_sse_response(parts: Sequence[Part], status: int = 200, chunk_size: int | None = None) -> Any:
+    """An ``httpx.Response`` streaming ``parts`` (for ``httpx.MockTransport`` handlers).
+
+    ``Delay`` sleeps, ``Hang`` waits forever (until the reader is cancelled), ``Cut`` raises the
+    error httpx raises when a peer drops the connection. ``chunk_size`` re-splits the bytes.
+    """
+    import httpx
+
+    async def body() -> Any:
+        for part in parts:
+            if isinstance(part, Delay):
+                await asyncio.sleep(part.seconds)
+            elif isinstance(part, Hang):
+                await asyncio.Event().wait()
+            elif isinstance(part, Cut):
+                raise httpx.RemoteProtocolError(
+                    "peer closed connection without sending complete message body"
+                )
+            elif chunk_size:
+                for i in range(0, len(part), chunk_size):
+                    yield part[i : i + chunk_size]
+            else:
+                yield part
+
+    return httpx.Response(status, headers={"content-type": "text/event-stream"}, content=body())

@@ -253,6 +253,9 @@ class StreamOptions:
     timeout_ms: int | None = None
     metadata: dict[str, Any] | None = None
     env: dict[str, str] | None = None
+    # The httpx.AsyncClient to send with; ``Models`` fills it (one client per collection and event
+    # loop, R-AI-84). None: the adapter opens a client for the request and closes it afterwards.
+    http_client: Any = None
 
 
 @dataclass

@@ -1,0 +1,54 @@
+"""The part of ``stream_simple`` every API shares (R-AI-78…80).
+
+``stream_simple`` takes a thinking level instead of API-specific knobs. Each adapter maps the
+level itself; this module holds the common pieces: the base ``max_tokens``, the options copied
+through unchanged, the level clamp and the default budgets of budget-based providers.
+"""
+
+from __future__ import annotations
+
+from dataclasses import fields
+from typing import Any, TypeVar
+
+from pi_app.ai.thinking import clamp_thinking_level
+from pi_app.ai.types import Model, SimpleStreamOptions, StreamOptions
+
+OptionsT = TypeVar("OptionsT", bound=StreamOptions)
+
+DEFAULT_BUDGETS = {"minimal": 1024, "low": 2048, "medium": 8192, "high": 16384}
+SIMPLE_MAX_TOKENS_CAP = 32000
+
+
+def base_max_tokens(model: Model, options: StreamOptions | None) -> int:
+    if options is not None and options.max_tokens:
+        return options.max_tokens
+    return min(model.max_tokens, SIMPLE_MAX_TOKENS_CAP)
+
+
+def build_base_options(
+    model: Model, options: SimpleStreamOptions | None, cls: type[OptionsT], **extra: Any
+) -> OptionsT:
+    """An instance of the adapter's options class carrying every shared field of ``options``."""
+    shared = {f.name for f in fields(StreamOptions)}
+    values = {name: getattr(options, name) for name in shared} if options is not None else {}
+    values["max_tokens"] = base_max_tokens(model, options)
+    values.update(extra)
+    return cls(**values)
+
+
+def requested_level(model: Model, options: SimpleStreamOptions | None) -> str | None:
+    """The level to use, or None when thinking is off or the model cannot reason (R-AI-80)."""
+    level = getattr(options, "reasoning", None) if options is not None else None
+    if not level or level == "off" or not model.reasoning:
+        return None
+    clamped = clamp_thinking_level(model, level)
+    return clamped if clamped != "off" else None
+
+
+def thinking_budget(level: str, options: SimpleStreamOptions | None) -> int:
+    budgets = dict(DEFAULT_BUDGETS)
+    custom = getattr(options, "thinking_budgets", None) if options is not None else None
+    if custom:
+        budgets.update({k: int(v) for k, v in custom.items() if v is not None})
+    key = "high" if level == "xhigh" else level
+    return budgets.get(key, DEFAULT_BUDGETS["medium"])
