@@ -234,7 +234,9 @@ class FakeLLMServer:
         self, request: RecordedRequest, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
     ) -> None:
         if request.api is None:
-            await self._send_plain(writer, 404, {"error": {"type": "not_found", "message": f"No route {request.path}"}})
+            await self._send_plain(
+                writer, 404, {"error": {"type": "not_found", "message": f"No route {request.path}"}}
+            )
             return
         with self._lock:
             turn = self._turns.pop(0) if self._turns else None
@@ -280,7 +282,11 @@ class FakeLLMServer:
     async def _send_plain(
         self, writer: asyncio.StreamWriter, status: int, body: Any, headers: dict[str, str] | None = None
     ) -> None:
-        data = body if isinstance(body, bytes) else (body if isinstance(body, str) else json.dumps(body)).encode()
+        data = (
+            body
+            if isinstance(body, bytes)
+            else (body if isinstance(body, str) else json.dumps(body)).encode()
+        )
         kind = "application/json" if data[:1] in (b"{", b"[") else "text/plain"
         lines = [f"HTTP/1.1 {status} {_REASONS.get(status, 'Status')}", f"content-type: {kind}"]
         lines.append(f"content-length: {len(data)}")
