@@ -2,8 +2,19 @@
 
 The Agent owns the transcript, runtime state, listeners, the steering and follow-up queues, the
 active run's abort controller and the one-run-at-a-time guard. For each run it hands the loop a
-snapshot of its state and reduces the loop's events back into that state before awaiting its
-listeners, in order, one event at a time.
+snapshot of its state (copies of the message and tool lists) and a fresh loop configuration, and
+reduces the loop's events back into its state before awaiting its listeners, in order, one event
+at a time. Because emission is awaited, listeners are a barrier: when ``before_tool_call`` runs,
+every listener has already seen the assistant message that asked for the call.
+
+``prompt()``/``continue_()`` return once the run has settled (every listener finished with
+``agent_end``) and never raise for in-run failures: if the loop raises (a must-not-raise callback
+or a listener failed), a failure assistant message closes the run with a complete event grammar
+(R-AG-SHELL-20..22). Only the preconditions raise: ``AgentBusyError`` while a run is active,
+``AgentError`` without a model or with nothing to continue from.
+
+Queued messages (``steer``/``follow_up``) stay queued when a run ends early (error, abort,
+``should_stop_after_turn``); an aborted run no longer drains them.
 """
 
 from __future__ import annotations
@@ -191,7 +202,6 @@ class Agent:
         self._controller: AbortController | None = None
         self._active = False
         self._idle: asyncio.Event | None = None
-        self._emit_lock: asyncio.Lock | None = None
 
     # -- queues -----------------------------------------------------------------------------
 
@@ -230,7 +240,16 @@ class Agent:
         return self._steering.has_items() or self._follow_up.has_items()
 
     def queued_messages(self) -> tuple[list[AgentMessage], list[AgentMessage]]:
+        """``(steering, follow_ups)``, oldest first (copies)."""
         return self._steering.items(), self._follow_up.items()
+
+    @property
+    def queued_steering(self) -> tuple[AgentMessage, ...]:
+        return tuple(self._steering.items())
+
+    @property
+    def queued_follow_ups(self) -> tuple[AgentMessage, ...]:
+        return tuple(self._follow_up.items())
 
     # -- listeners ----------------------------------------------------------------------------
 
@@ -376,7 +395,6 @@ class Agent:
         controller = AbortController()
         self._controller = controller
         self._idle = asyncio.Event()
-        self._emit_lock = asyncio.Lock()
         state = self.state
         state._is_streaming = True
         state._streaming_message = None
@@ -384,15 +402,14 @@ class Agent:
         model = state.model
         assert model is not None
         signal = controller.signal
-        seen: dict[str, bool] = {"agent_start": False, "turn_open": False, "agent_end": False}
-        ended: list[AgentMessage] = []
+        progress = _RunProgress()
+        lock = asyncio.Lock()  # one event at a time, in emission order (R-AG-SHELL-07)
 
         async def emit(event: Any) -> None:
-            assert self._emit_lock is not None
-            async with self._emit_lock:
-                self._track(event, seen, ended)
+            async with lock:
+                progress.track(event)
                 self._reduce(event)
-                for listener in list(self._listeners):
+                for listener in tuple(self._listeners):
                     await maybe_await(listener(event, signal))
 
         try:
@@ -407,7 +424,7 @@ class Agent:
         except asyncio.CancelledError:
             raise
         except Exception as exc:
-            await self._safety_net(exc, model, signal, seen, ended)
+            await self._safety_net(exc, model, signal, progress)
         finally:
             state._is_streaming = False
             state._streaming_message = None
@@ -416,20 +433,6 @@ class Agent:
             self._controller = None
             if self._idle is not None:
                 self._idle.set()
-
-    @staticmethod
-    def _track(event: Any, seen: dict[str, bool], ended: list[AgentMessage]) -> None:
-        t = event.type
-        if t == "agent_start":
-            seen["agent_start"] = True
-        elif t == "turn_start":
-            seen["turn_open"] = True
-        elif t == "turn_end":
-            seen["turn_open"] = False
-        elif t == "agent_end":
-            seen["agent_end"] = True
-        elif t == "message_end":
-            ended.append(event.message)
 
     def _reduce(self, event: Any) -> None:
         state = self.state
@@ -451,15 +454,11 @@ class Agent:
             state._streaming_message = None
 
     async def _safety_net(
-        self,
-        exc: Exception,
-        model: Model,
-        signal: AbortSignal,
-        seen: dict[str, bool],
-        ended: list[AgentMessage],
+        self, exc: Exception, model: Model, signal: AbortSignal, progress: _RunProgress
     ) -> None:
-        if seen["agent_end"]:
-            log.exception("agent listener failed after agent_end", exc_info=exc)
+        """Close a run whose loop raised with a failure message and a complete grammar (R-AG-SHELL-20..22)."""
+        if progress.agent_ended:
+            log.error("agent listener failed after agent_end: %s", exc, exc_info=exc)
             return
         failure = AssistantMessage(
             content=[TextContent(text="")],
@@ -471,20 +470,54 @@ class Agent:
             timestamp=now_ms(),
         )
         events: list[Any] = []
-        if not seen["agent_start"]:
+        if not progress.agent_started:
             events.append(AgentStartEvent())
-        if not seen["turn_open"]:
+        if not progress.turn_open:
             events.append(TurnStartEvent())
-        events += [
-            MessageStartEvent(failure),
-            MessageEndEvent(failure),
-            TurnEndEvent(failure, []),
-            AgentEndEvent([*ended, failure]),
-        ]
+        ended = list(progress.ended)
+        open_message = progress.open_message
+        if open_message is not None and getattr(open_message, "role", None) != "assistant":
+            # A complete user/tool-result message whose start was delivered: finish it first.
+            events.append(MessageEndEvent(open_message))
+            ended.append(open_message)
+            open_message = None
+        if open_message is None:
+            events.append(MessageStartEvent(failure))
+        # else: the failure takes the place of the assistant message being streamed.
+        events += [MessageEndEvent(failure), TurnEndEvent(failure, []), AgentEndEvent([*ended, failure])]
         for event in events:
             self._reduce(event)
-            for listener in list(self._listeners):
+            for listener in tuple(self._listeners):
                 try:
                     await maybe_await(listener(event, signal))
                 except Exception:
                     log.exception("agent listener failed in the failure path")
+
+
+class _RunProgress:
+    """Where the event grammar of the current run stands, for the failure path."""
+
+    __slots__ = ("agent_started", "agent_ended", "turn_open", "open_message", "ended")
+
+    def __init__(self) -> None:
+        self.agent_started = False
+        self.agent_ended = False
+        self.turn_open = False
+        self.open_message: AgentMessage | None = None
+        self.ended: list[AgentMessage] = []
+
+    def track(self, event: Any) -> None:
+        t = event.type
+        if t == "message_start":
+            self.open_message = event.message
+        elif t == "message_end":
+            self.open_message = None
+            self.ended.append(event.message)
+        elif t == "turn_start":
+            self.turn_open = True
+        elif t == "turn_end":
+            self.turn_open = False
+        elif t == "agent_start":
+            self.agent_started = True
+        elif t == "agent_end":
+            self.agent_ended = True

@@ -161,11 +161,14 @@ def agent_event_to_dict(event: Any, message_to_dict: MessageEncoder = codec.to_d
             "partialResult": tool_result_to_dict(event.partial_result),
         }
     if t == "tool_execution_end":
+        result = tool_result_to_dict(event.result)
+        if event.result.terminate:  # the event carries the finalized result; messages never do
+            result["terminate"] = True
         return {
             "type": t,
             "toolCallId": event.tool_call_id,
             "toolName": event.tool_name,
-            "result": tool_result_to_dict(event.result),
+            "result": result,
             "isError": event.is_error,
         }
     raise ValueError(f"Unknown agent event type: {t!r}")

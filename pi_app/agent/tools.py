@@ -1,16 +1,34 @@
 """The tool execution pipeline: prepare -> execute -> finalize (spec 20 §3.5).
 
-``execute_tool_calls`` runs the tool calls of one assistant message, sequentially or in parallel,
-emitting ``tool_execution_*`` events and the tool-result messages, and returns a ``ToolBatch``.
+``execute_tool_calls`` runs the tool calls of one assistant message and returns a ``ToolBatch``
+(the tool-result messages in source order, and whether the batch asks the loop to stop).
 
-Tools raise to report failure; every exception from a tool, ``prepare_arguments``, validation or a
-hook becomes an error tool result the model sees, and the batch continues. Parallel batches end
-each call in completion order but emit result messages in source order (D-6).
+Phases of one call:
+
+- **prepare**: look the tool up, run its ``prepare_arguments`` shim, validate (with type coercion)
+  and ask ``before_tool_call``, which may block the call or mutate the validated arguments.
+  Anything that fails here is an *immediate outcome*: an error result, no ``execute``.
+- **execute**: ``await tool.execute(id, args, signal, on_update)``; ``on_update`` becomes
+  ``tool_execution_update`` events, delivered in call order and all before the call's end.
+- **finalize**: ``after_tool_call`` may override content, details, the error flag or terminate.
+
+Strategies (R-AG-TOOL-02): sequential when the config says so or any called tool has
+``execution_mode == "sequential"``; otherwise parallel, where preflight is serial in source
+order, prepared calls run concurrently, ``tool_execution_end`` arrives in completion order and
+the result messages follow in source order (decision D-6).
+
+Tools and hooks raise to report failure; every such exception becomes an error tool result the
+model sees, and the batch continues. Emit failures (listener errors) and ``CancelledError`` are
+not tool failures: they propagate, after every started job has settled.
+
+A tool that ignores an abort gets ``tool_abort_grace_s`` seconds, then its task is cancelled and
+the call is finalized as ``Operation aborted`` without the after-hook (decision D-20).
 """
 
 from __future__ import annotations
 
 import asyncio
+import copy
 import inspect
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -37,6 +55,7 @@ from pi_app.ai.util.validation import validate_tool_arguments
 Emit = Callable[[Any], Awaitable[None]]
 
 ABORTED_TEXT = "Operation aborted"
+BLOCKED_TEXT = "Tool execution was blocked"
 LENGTH_TRUNCATED_TEXT = (
     "Tool call not executed: the response hit the output token limit, so its arguments may be "
     "incomplete. Re-issue the tool call with complete arguments."
@@ -50,7 +69,12 @@ async def maybe_await(value: Any) -> Any:
 
 
 def error_result(text: str, terminate: bool = False) -> AgentToolResult:
+    """The error result the pipeline builds itself (R-AG-TOOL-32: ``details={}``)."""
     return AgentToolResult(content=[TextContent(text=text)], details={}, terminate=terminate)
+
+
+def exception_text(exc: BaseException) -> str:
+    return str(exc) or type(exc).__name__
 
 
 @dataclass
@@ -61,7 +85,7 @@ class ToolBatch:
 
 @dataclass
 class _Outcome:
-    """A finalized call: its result and error flag."""
+    """A finalized call."""
 
     call: ToolCall
     result: AgentToolResult
@@ -70,9 +94,26 @@ class _Outcome:
 
 @dataclass
 class _Prepared:
+    """A call that passed preflight and waits for ``execute``."""
+
     call: ToolCall
     tool: Any
     args: Any
+
+
+def _as_tool_result(value: Any) -> AgentToolResult:
+    """Accept any object (or dict) with the ``AgentToolResult`` fields; ``None`` is an empty result."""
+    if isinstance(value, AgentToolResult):
+        return value
+    if value is None:
+        return AgentToolResult()
+    get = value.get if isinstance(value, dict) else lambda key, default=None: getattr(value, key, default)
+    return AgentToolResult(
+        content=list(get("content", None) or []),
+        details=get("details", None),
+        terminate=bool(get("terminate", False)),
+        added_tool_names=get("added_tool_names", None),
+    )
 
 
 def _result_message(outcome: _Outcome) -> ToolResultMessage:
@@ -88,11 +129,17 @@ def _result_message(outcome: _Outcome) -> ToolResultMessage:
     )
 
 
-def _find_tool(context: AgentContext, name: str) -> Any | None:
-    for tool in context.tools or []:
+def find_tool(context: AgentContext, name: str) -> Any | None:
+    """First tool of the context with exactly this name (R-AG-TOOL-20)."""
+    for tool in context.tools or ():
         if getattr(tool, "name", None) == name:
             return tool
     return None
+
+
+# ---------------------------------------------------------------------------------------------
+# prepare
+# ---------------------------------------------------------------------------------------------
 
 
 async def _prepare(
@@ -102,30 +149,130 @@ async def _prepare(
     config: AgentLoopConfig,
     signal: AbortSignal | None,
 ) -> _Prepared | _Outcome:
-    tool = _find_tool(context, call.name)
+    tool = find_tool(context, call.name)
     if tool is None:
         return _Outcome(call, error_result(f"Tool {call.name} not found"), True)
     try:
         raw = call.arguments
         prepare_arguments = getattr(tool, "prepare_arguments", None)
         if prepare_arguments is not None:
-            raw = await maybe_await(prepare_arguments(raw))
+            # The shim gets its own copy: events and hooks keep seeing the raw block (R-AG-TOOL-21).
+            raw = await maybe_await(prepare_arguments(copy.deepcopy(raw)))
         args = validate_tool_arguments(tool, raw)
         if config.before_tool_call is not None:
             decision = await maybe_await(
                 config.before_tool_call(BeforeToolCallContext(assistant, call, args, context), signal)
             )
-            if decision is not None and decision.block:
-                return _Outcome(
-                    call,
-                    error_result(decision.reason or "Tool execution was blocked", decision.terminate),
-                    True,
-                )
+            if decision is not None and getattr(decision, "block", False):
+                reason = getattr(decision, "reason", None) or BLOCKED_TEXT
+                return _Outcome(call, error_result(reason, bool(getattr(decision, "terminate", False))), True)
     except Exception as exc:
-        return _Outcome(call, error_result(str(exc) or type(exc).__name__), True)
+        return _Outcome(call, error_result(exception_text(exc)), True)
     if signal is not None and signal.aborted:
         return _Outcome(call, error_result(ABORTED_TEXT), True)
     return _Prepared(call, tool, args)
+
+
+# ---------------------------------------------------------------------------------------------
+# execute + finalize
+# ---------------------------------------------------------------------------------------------
+
+
+class _UpdatePump:
+    """Turns ``on_update`` calls of one tool call into ``tool_execution_update`` events.
+
+    Events are emitted one after another in call order by a single pump task, so a slow emit never
+    reorders them; ``close()`` stops accepting updates and waits until every accepted one was
+    emitted, re-raising the first emit failure. Calls from another thread are marshalled onto the
+    loop (R-AG-TOOL-31).
+    """
+
+    def __init__(self, call: ToolCall, emit: Emit) -> None:
+        self._call = call
+        self._emit = emit
+        self._loop = asyncio.get_running_loop()
+        self._queue: list[AgentToolResult] = []
+        self._task: asyncio.Task[None] | None = None
+        self._closed = False
+        self._error: BaseException | None = None
+
+    def on_update(self, partial: AgentToolResult) -> None:
+        if self._closed:
+            return
+        try:
+            running = asyncio.get_running_loop()
+        except RuntimeError:
+            running = None
+        if running is self._loop:
+            self._accept(partial)
+        else:
+            self._loop.call_soon_threadsafe(self._accept, partial)
+
+    def _accept(self, partial: AgentToolResult) -> None:
+        if self._closed:
+            return
+        self._queue.append(partial)
+        if self._task is None:
+            self._task = self._loop.create_task(self._pump())
+
+    async def _pump(self) -> None:
+        call = self._call
+        while self._queue:
+            partial = self._queue.pop(0)
+            if self._error is not None:
+                continue
+            try:
+                await self._emit(ToolExecutionUpdateEvent(call.id, call.name, call.arguments, partial))
+            except Exception as exc:  # reported by close(), once the tool has settled
+                self._error = exc
+        self._task = None
+
+    async def close(self) -> None:
+        self._closed = True
+        while self._task is not None:
+            await asyncio.shield(self._task)
+        if self._error is not None:
+            raise self._error
+
+
+class _GraceExpired(Exception):
+    pass
+
+
+async def _run_with_grace(awaitable: Any, signal: AbortSignal | None, grace_s: float | None) -> Any:
+    """Await the tool; once the signal fires give it ``grace_s`` seconds, then cancel it (D-20)."""
+    if not inspect.isawaitable(awaitable):
+        return awaitable  # a synchronous ``execute`` already returned its result
+    if signal is None or grace_s is None:
+        return await awaitable
+    task = asyncio.ensure_future(awaitable)
+    loop = asyncio.get_running_loop()
+    expired = False
+    timer: asyncio.TimerHandle | None = None
+
+    def expire() -> None:
+        nonlocal expired
+        if not task.done():
+            expired = True
+            task.cancel()
+
+    def on_abort() -> None:
+        nonlocal timer
+        timer = loop.call_later(grace_s, expire)
+
+    remove = signal.add_listener(on_abort)
+    try:
+        return await task
+    except asyncio.CancelledError:
+        current = asyncio.current_task()
+        if expired and task.cancelled() and not (current is not None and current.cancelling()):
+            raise _GraceExpired() from None
+        task.cancel()
+        raise
+    finally:
+        remove()
+        if timer is not None:
+            timer.cancel()
 
 
 async def _execute_and_finalize(
@@ -137,110 +284,58 @@ async def _execute_and_finalize(
     emit: Emit,
 ) -> _Outcome:
     call, tool, args = prepared.call, prepared.tool, prepared.args
-    loop = asyncio.get_running_loop()
-    settled = False
-    pending_updates: list[asyncio.Future[Any]] = []
-
-    def on_update(partial: AgentToolResult) -> None:
-        if settled:
-            return
-        event = ToolExecutionUpdateEvent(call.id, call.name, call.arguments, partial)
-
-        def schedule() -> None:
-            if not settled:
-                pending_updates.append(asyncio.ensure_future(emit(event)))
-
-        try:
-            running = asyncio.get_running_loop()
-        except RuntimeError:
-            running = None
-        if running is loop:
-            schedule()
-        else:  # called from a worker thread
-            loop.call_soon_threadsafe(schedule)
-
+    pump = _UpdatePump(call, emit)
     is_error = False
     try:
-        result = await _run_with_grace(
-            tool.execute(call.id, args, signal, on_update), signal, config.tool_abort_grace_s
-        )
-        if result is None:
-            result = AgentToolResult()
-        elif not isinstance(result, AgentToolResult):
-            result = AgentToolResult(
-                content=list(getattr(result, "content", None) or []),
-                details=getattr(result, "details", None),
-                terminate=bool(getattr(result, "terminate", False)),
-                added_tool_names=getattr(result, "added_tool_names", None),
+        result = _as_tool_result(
+            await _run_with_grace(
+                tool.execute(call.id, args, signal, pump.on_update), signal, config.tool_abort_grace_s
             )
+        )
     except _GraceExpired:
-        settled = True
-        await _drain(pending_updates)
+        await pump.close()
         return _Outcome(call, error_result(ABORTED_TEXT), True)
     except Exception as exc:
-        result = error_result(str(exc) or type(exc).__name__)
+        result = error_result(exception_text(exc))
         is_error = True
-    settled = True
-    await _drain(pending_updates)
-
-    if config.after_tool_call is not None:
-        try:
-            override = await maybe_await(
-                config.after_tool_call(
-                    AfterToolCallContext(assistant, call, args, result, is_error, context), signal
-                )
-            )
-            if override is not None:
-                result = AgentToolResult(
-                    content=override.content if override.content is not None else result.content,
-                    details=override.details if override.details is not None else result.details,
-                    terminate=override.terminate if override.terminate is not None else result.terminate,
-                    added_tool_names=result.added_tool_names,
-                )
-                if override.is_error is not None:
-                    is_error = override.is_error
-        except Exception as exc:
-            result = error_result(str(exc) or type(exc).__name__)
-            is_error = True
-    return _Outcome(call, result, is_error)
-
-
-async def _drain(pending: list[asyncio.Future[Any]]) -> None:
-    while pending:
-        batch = list(pending)
-        pending.clear()
-        await asyncio.gather(*batch, return_exceptions=True)
-
-
-class _GraceExpired(Exception):
-    pass
-
-
-async def _run_with_grace(coro: Awaitable[Any], signal: AbortSignal | None, grace_s: float | None) -> Any:
-    """Await the tool; once the signal fires, give it ``grace_s`` seconds, then cancel (D-20)."""
-    task = asyncio.ensure_future(coro)
-    if signal is None or grace_s is None:
-        return await task
-    abort_wait = asyncio.ensure_future(signal.wait())
-    try:
-        done, _ = await asyncio.wait({task, abort_wait}, return_when=asyncio.FIRST_COMPLETED)
-        if task in done:
-            return task.result()
-        finished, _ = await asyncio.wait({task}, timeout=grace_s)
-        if task in finished:
-            return task.result()
-        task.cancel()
-        try:
-            await task
-        except BaseException:
-            pass
-        raise _GraceExpired()
     except asyncio.CancelledError:
-        task.cancel()
+        pump._closed = True
         raise
-    finally:
-        if not abort_wait.done():
-            abort_wait.cancel()
+    await pump.close()
+
+    if config.after_tool_call is None:
+        return _Outcome(call, result, is_error)
+    try:
+        override = await maybe_await(
+            config.after_tool_call(
+                AfterToolCallContext(assistant, call, args, result, is_error, context), signal
+            )
+        )
+    except Exception as exc:
+        return _Outcome(call, error_result(exception_text(exc)), True)
+    if override is None:
+        return _Outcome(call, result, is_error)
+    content = getattr(override, "content", None)
+    details = getattr(override, "details", None)
+    terminate = getattr(override, "terminate", None)
+    flag = getattr(override, "is_error", None)
+    result = AgentToolResult(
+        content=content if content is not None else result.content,
+        details=details if details is not None else result.details,
+        terminate=terminate if terminate is not None else result.terminate,
+        added_tool_names=result.added_tool_names,
+    )
+    return _Outcome(call, result, flag if flag is not None else is_error)
+
+
+# ---------------------------------------------------------------------------------------------
+# strategies
+# ---------------------------------------------------------------------------------------------
+
+
+async def _emit_end(outcome: _Outcome, emit: Emit) -> None:
+    call = outcome.call
+    await emit(ToolExecutionEndEvent(call.id, call.name, outcome.result, outcome.is_error))
 
 
 async def _emit_result_message(outcome: _Outcome, emit: Emit) -> ToolResultMessage:
@@ -254,6 +349,10 @@ def _batch_terminates(outcomes: list[_Outcome]) -> bool:
     return bool(outcomes) and all(o.result.terminate for o in outcomes)
 
 
+def _aborted(signal: AbortSignal | None) -> bool:
+    return signal is not None and signal.aborted
+
+
 async def execute_tool_calls(
     assistant: AssistantMessage,
     context: AgentContext,
@@ -261,13 +360,14 @@ async def execute_tool_calls(
     signal: AbortSignal | None,
     emit: Emit,
 ) -> ToolBatch:
+    """Run the tool calls of ``assistant`` (its ``toolCall`` blocks, in source order)."""
     calls = [b for b in assistant.content if isinstance(b, ToolCall)]
     if not calls:
         return ToolBatch()
     if assistant.stop_reason == "length":
         return await _refuse_truncated(calls, emit)
     sequential = config.tool_execution == "sequential" or any(
-        getattr(_find_tool(context, c.name), "execution_mode", None) == "sequential" for c in calls
+        getattr(find_tool(context, c.name), "execution_mode", None) == "sequential" for c in calls
     )
     if sequential:
         return await _run_sequential(calls, assistant, context, config, signal, emit)
@@ -275,11 +375,12 @@ async def execute_tool_calls(
 
 
 async def _refuse_truncated(calls: list[ToolCall], emit: Emit) -> ToolBatch:
+    """R-AG-LOOP-25: calls from a length-truncated reply are never executed; the batch continues."""
     batch = ToolBatch()
     for call in calls:
         await emit(ToolExecutionStartEvent(call.id, call.name, call.arguments))
         outcome = _Outcome(call, error_result(LENGTH_TRUNCATED_TEXT), True)
-        await emit(ToolExecutionEndEvent(call.id, call.name, outcome.result, True))
+        await _emit_end(outcome, emit)
         batch.messages.append(await _emit_result_message(outcome, emit))
     return batch
 
@@ -302,9 +403,9 @@ async def _run_sequential(
         else:
             outcome = prepared
         outcomes.append(outcome)
-        await emit(ToolExecutionEndEvent(call.id, call.name, outcome.result, outcome.is_error))
+        await _emit_end(outcome, emit)
         batch.messages.append(await _emit_result_message(outcome, emit))
-        if signal is not None and signal.aborted:
+        if _aborted(signal):
             break
     batch.terminate = _batch_terminates(outcomes)
     return batch
@@ -323,28 +424,29 @@ async def _run_parallel(
         await emit(ToolExecutionStartEvent(call.id, call.name, call.arguments))
         prepared = await _prepare(call, assistant, context, config, signal)
         if isinstance(prepared, _Outcome):
-            await emit(ToolExecutionEndEvent(call.id, call.name, prepared.result, prepared.is_error))
+            await _emit_end(prepared, emit)
         slots.append(prepared)
-        if signal is not None and signal.aborted:
+        if _aborted(signal):
             break
 
     async def run_job(index: int, job: _Prepared) -> None:
-        if signal is not None and signal.aborted:
+        if _aborted(signal):  # R-AG-TOOL-13: prepared but not started
             outcome = _Outcome(job.call, error_result(ABORTED_TEXT), True)
         else:
             outcome = await _execute_and_finalize(job, assistant, context, config, signal, emit)
         slots[index] = outcome
-        await emit(ToolExecutionEndEvent(job.call.id, job.call.name, outcome.result, outcome.is_error))
+        await _emit_end(outcome, emit)
 
     jobs = [run_job(i, s) for i, s in enumerate(slots) if isinstance(s, _Prepared)]
-    if jobs:
-        results = await asyncio.gather(*jobs, return_exceptions=True)
-        for r in results:
-            if isinstance(r, BaseException):
-                raise r
-    batch = ToolBatch()
+    if len(jobs) == 1:
+        await jobs[0]
+    elif jobs:
+        # Wait for every job even when one fails, then re-raise the first failure (R-AG-LOOP-31).
+        for failure in await asyncio.gather(*jobs, return_exceptions=True):
+            if isinstance(failure, BaseException):
+                raise failure
     outcomes = [s for s in slots if isinstance(s, _Outcome)]
+    batch = ToolBatch(terminate=_batch_terminates(outcomes))
     for outcome in outcomes:
         batch.messages.append(await _emit_result_message(outcome, emit))
-    batch.terminate = _batch_terminates(outcomes)
     return batch

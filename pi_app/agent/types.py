@@ -32,9 +32,20 @@ ToolExecutionMode: TypeAlias = Literal["sequential", "parallel"]
 QueueMode: TypeAlias = Literal["all", "one-at-a-time"]
 
 
-@dataclass
+@dataclass(kw_only=True)
 class AgentCustomMessage:
-    """Base class of application-defined message kinds (``bashExecution``, ``custom`` …)."""
+    """Base class of application-defined message kinds (``bashExecution``, ``custom`` …).
+
+    Subclass it as a dataclass and give ``role`` a default, e.g.::
+
+        @dataclass
+        class Notification(AgentCustomMessage):
+            text: str
+            role: str = "notification"
+
+    The base fields are keyword-only, so subclasses may add fields without defaults. The loop
+    passes such messages through untouched; ``convert_to_llm`` decides what the model sees.
+    """
 
     role: str = "custom"
     timestamp: int = 0
@@ -67,6 +78,14 @@ ToolUpdateCallback: TypeAlias = Callable[[AgentToolResult], None]
 
 @runtime_checkable
 class AgentTool(Protocol):
+    """What the loop needs of a tool (spec 20 §2.3); any object with these attributes will do.
+
+    Optional attributes, read with ``getattr``: ``execution_mode`` (``"sequential"`` serialises
+    the whole batch), ``prepare_arguments(raw) -> raw`` (a compatibility shim run before
+    validation) and ``constrained_sampling`` (forwarded to the LLM tool definition). ``execute``
+    raises to report failure and should honour ``signal``; ``on_update`` is synchronous.
+    """
+
     name: str
     label: str
     description: str
