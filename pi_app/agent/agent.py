@@ -279,7 +279,9 @@ class Agent:
 
     def reset(self) -> None:
         if self._active:
-            raise AgentBusyError("Cannot reset while a run is active; abort and wait for idle first")
+            raise AgentBusyError(
+                "Cannot reset while a run is active; call abort() and await wait_for_idle() first."
+            )
         self.state.messages = []
         self.state._streaming_message = None
         self.state._pending_tool_calls = frozenset()
@@ -311,7 +313,9 @@ class Agent:
 
     async def continue_(self) -> None:
         if self._active:
-            raise AgentBusyError("Agent is already processing. Wait for completion before continuing.")
+            raise AgentBusyError(
+                "Agent is already processing. Wait for completion (await wait_for_idle()) before continuing."
+            )
         if self.state.model is None:
             raise AgentError("No model configured")
         messages = self.state.messages

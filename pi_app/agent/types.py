@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol, TypeAlias, runtime_checkable
+from typing import Any, ClassVar, Literal, Protocol, TypeAlias, runtime_checkable
 
 from pi_app.ai.event_stream import AbortSignal
 from pi_app.ai.types import (
@@ -36,19 +36,22 @@ QueueMode: TypeAlias = Literal["all", "one-at-a-time"]
 class AgentCustomMessage:
     """Base class of application-defined message kinds (``bashExecution``, ``custom`` …).
 
-    Subclass it as a dataclass and give ``role`` a default, e.g.::
+    Like the L1 messages, the ``role`` discriminator is a class variable; ``timestamp`` (Unix ms)
+    is a keyword-only field, so subclasses may add fields without defaults::
 
         @dataclass
         class Notification(AgentCustomMessage):
             text: str
-            role: str = "notification"
+            role: ClassVar[str] = "notification"
 
-    The base fields are keyword-only, so subclasses may add fields without defaults. The loop
-    passes such messages through untouched; ``convert_to_llm`` decides what the model sees.
+        Notification("build finished", timestamp=now_ms())
+
+    The loop passes such messages through untouched; ``convert_to_llm`` decides what the model sees.
     """
 
-    role: str = "custom"
     timestamp: int = 0
+
+    role: ClassVar[str] = "custom"
 
 
 AgentMessage: TypeAlias = Message | AgentCustomMessage | Any
