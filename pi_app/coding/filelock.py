@@ -57,7 +57,9 @@ def file_lock(path: str | Path, timeout_s: float = DEFAULT_TIMEOUT_S) -> Iterato
             lock_dir.rmdir()
 
 
-def atomic_write(path: str | Path, data: str | bytes, mode: int | None = None, encoding: str = "utf-8") -> None:
+def atomic_write(
+    path: str | Path, data: str | bytes, mode: int | None = None, encoding: str = "utf-8"
+) -> None:
     """Replace ``path`` with ``data`` atomically. ``mode`` sets permissions (default: keep or 0644)."""
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
