@@ -7,6 +7,7 @@ events again when the body arrives in 1-byte chunks with ``\\r\\n`` line endings
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -55,6 +56,45 @@ CASES: dict[str, dict[str, Any]] = {
             ("toolcall_delta", 1, ""),
             ("toolcall_delta", 1, '{"path":"a.txt"}'),
             ("toolcall_end", 1),
+            ("done", "toolUse"),
+        ],
+    },
+    "openai-responses": {
+        "file": "openai_responses.sse",
+        "base": "https://api.openai.com/v1",
+        "path": "/v1/responses",
+        "model": "gpt-5",
+        "events": [
+            ("start",),
+            ("thinking_start", 0),
+            ("thinking_delta", 0, "Plan: read file."),
+            ("thinking_delta", 0, "\n\n"),
+            ("thinking_end", 0, "Plan: read file."),
+            ("text_start", 1),
+            ("text_delta", 1, "Reading."),
+            ("text_end", 1, "Reading."),
+            ("toolcall_start", 2),
+            ("toolcall_delta", 2, '{"path":"a.txt"}'),
+            ("toolcall_end", 2),
+            ("done", "toolUse"),
+        ],
+    },
+    "google-generative-ai": {
+        "file": "google.sse",
+        "base": "https://generativelanguage.googleapis.com/v1beta",
+        "path": "/v1beta/models/gemini-2.5-flash:streamGenerateContent",
+        "model": "gemini-2.5-flash",
+        "events": [
+            ("start",),
+            ("thinking_start", 0),
+            ("thinking_delta", 0, "Check the file"),
+            ("thinking_end", 0, "Check the file"),
+            ("text_start", 1),
+            ("text_delta", 1, "I'll read it."),
+            ("text_end", 1, "I'll read it."),
+            ("toolcall_start", 2),
+            ("toolcall_delta", 2, '{"path":"a.txt"}'),
+            ("toolcall_end", 2),
             ("done", "toolUse"),
         ],
     },
@@ -107,7 +147,9 @@ async def test_one_byte_chunks_and_crlf_give_identical_events(api: str) -> None:
     assert shape(split) == shape(whole)
     final_split, final_whole = codec.to_dict(split[-1].message), codec.to_dict(whole[-1].message)
     final_split.pop("timestamp"), final_whole.pop("timestamp")
-    assert final_split == final_whole
+    # Google ids carry the wall clock ("read_<ms>_<n>"); everything else must match exactly.
+    unclock = re.compile(r"_\d{13}_")
+    assert unclock.sub("_", json.dumps(final_split)) == unclock.sub("_", json.dumps(final_whole))
 
 
 async def test_anthropic_final_message() -> None:
@@ -135,3 +177,35 @@ async def test_completions_final_message() -> None:
     assert message.stop_reason == "toolUse"
     assert (message.usage.input, message.usage.cache_read, message.usage.output) == (40, 10, 12)
     assert message.usage.total_tokens == 62
+
+
+async def test_responses_final_message() -> None:
+    events, requests = await _run("openai-responses")
+    message = events[-1].message
+    assert requests[0].headers["authorization"] == "Bearer k"
+    text = message.content[1]
+    assert json.loads(text.text_signature) == {"v": 1, "id": "msg_1", "phase": "commentary"}
+    assert message.content[2].id == "call_1|fc_1"
+    assert json.loads(message.content[0].thinking_signature)["encrypted_content"] == "gAAAA"
+    usage = message.usage
+    assert (usage.input, usage.cache_read, usage.output, usage.reasoning, usage.total_tokens) == (
+        80,
+        20,
+        30,
+        10,
+        130,
+    )
+    assert message.response_id == "resp_1"
+
+
+async def test_google_final_message() -> None:
+    events, requests = await _run("google-generative-ai")
+    message = events[-1].message
+    assert requests[0].headers["x-goog-api-key"] == "k"
+    assert requests[0].url.params["alt"] == "sse"
+    call = message.content[2]
+    assert re.match(r"^read_\d+_\d+$", call.id)
+    assert call.arguments == {"path": "a.txt"} and call.thought_signature == "CiQBsig="
+    assert [e.type for e in events].count("toolcall_delta") == 1
+    usage = message.usage
+    assert (usage.input, usage.output, usage.reasoning, usage.total_tokens) == (40, 20, 8, 60)
