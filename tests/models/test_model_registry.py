@@ -369,3 +369,32 @@ async def test_refresh_rereads_models_json_and_keeps_registrations(models_json, 
 def test_registry_without_builtins_module_still_works(models_json) -> None:
     registry = ModelRegistry(InMemoryCredentialStore(), models_json(OLLAMA))
     assert registry.find("ollama", "llama3.1:8b") is not None
+
+
+@pytest.mark.parametrize(("api", "suffix"), [("openai-completions", "/v1"), ("anthropic-messages", "")])
+async def test_models_json_provider_against_the_loopback_server(api, suffix, models_json, llm_server) -> None:
+    """A models.json provider streams through the real wire adapter to a fake server."""
+    path = models_json(
+        {
+            "providers": {
+                "fake": {
+                    "baseUrl": llm_server.base_url + suffix,
+                    "api": api,
+                    "apiKey": "secret-x",
+                    "headers": {"X-Extra": "yes"},
+                    "models": [{"id": "fake-model"}],
+                }
+            }
+        }
+    )
+    registry = ModelRegistry(InMemoryCredentialStore(), path, DictAuthContext({}), builtin_providers=list)
+    llm_server.enqueue(text("hello from the server"))
+    model = registry.find("fake", "fake-model")
+    assert model is not None
+    message = await registry.stream_simple(model, CTX).result()
+    assert message.stop_reason == "stop", message.error_message
+    assert message.content[0].text == "hello from the server"
+    request = llm_server.requests[-1]
+    assert request.api == api
+    assert request.headers["x-extra"] == "yes"
+    assert "secret-x" in (request.headers.get("authorization", "") + request.headers.get("x-api-key", ""))
