@@ -1,0 +1,298 @@
+"""The edit engine: fuzzy matching, multi-edit application and diffs (spec 50 R-EDIT-07..19).
+
+Pure functions over LF-normalised text, reused by the ``edit`` tool, by extensions and by the TUI's
+pre-execution preview (``compute_edits_diff`` lives in ``edit.py`` because it needs file access).
+
+Matching is exact first; only when some ``oldText`` is not found verbatim are *all* edits matched in
+the fuzzy-normalised space (NFKC, trailing whitespace, quotes, dashes, special spaces). Uniqueness
+is always judged in the normalised space. Fuzzy application rewrites only the lines a replacement
+touches, so every other line keeps its original bytes. Normalisation works line by line, which
+guarantees the original and the normalised text have the same number of lines.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+_TRAILING_WS = re.compile(r"[\s\ufeff]+$")
+_FUZZY_TABLE = str.maketrans(
+    {
+        **dict.fromkeys(map(ord, "\u2018\u2019\u201a\u201b"), "'"),
+        **dict.fromkeys(map(ord, "\u201c\u201d\u201e\u201f"), '"'),
+        **dict.fromkeys([*range(0x2010, 0x2016), 0x2212], "-"),
+        **dict.fromkeys([0x00A0, *range(0x2002, 0x200B), 0x202F, 0x205F, 0x3000], " "),
+    }
+)
+
+
+class EditError(ValueError):
+    """An edit could not be applied; the message is meant for the model."""
+
+
+@dataclass
+class Edit:
+    old_text: str
+    new_text: str
+
+
+def normalize_to_lf(text: str) -> str:
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def detect_line_ending(text: str) -> str:
+    """``"\\r\\n"`` if the first line break is CRLF, else ``"\\n"``."""
+    first_lf = text.find("\n")
+    if first_lf > 0 and text[first_lf - 1] == "\r":
+        return "\r\n"
+    return "\n"
+
+
+def _normalize_line(line: str) -> str:
+    line = unicodedata.normalize("NFKC", line)
+    line = _TRAILING_WS.sub("", line)
+    return line.translate(_FUZZY_TABLE)
+
+
+def normalize_for_fuzzy_match(text: str) -> str:
+    """NFKC, strip trailing whitespace per line, straighten quotes/dashes, plain spaces."""
+    return "\n".join(_normalize_line(line) for line in text.split("\n"))
+
+
+@dataclass
+class FuzzyMatch:
+    found: bool
+    index: int = -1
+    length: int = 0
+    fuzzy: bool = False
+
+
+def fuzzy_find_text(content: str, old_text: str) -> FuzzyMatch:
+    index = content.find(old_text)
+    if index >= 0:
+        return FuzzyMatch(True, index, len(old_text), False)
+    normalized_old = normalize_for_fuzzy_match(old_text)
+    index = normalize_for_fuzzy_match(content).find(normalized_old)
+    if index >= 0:
+        return FuzzyMatch(True, index, len(normalized_old), True)
+    return FuzzyMatch(False)
+
+
+def _count(haystack: str, needle: str) -> int:
+    return haystack.count(needle) if needle else 0
+
+
+def _only_whitespace(text: str) -> bool:
+    return normalize_for_fuzzy_match(text).strip("\n") == ""
+
+
+@dataclass
+class _Match:
+    edit_index: int
+    start: int
+    length: int
+    new_text: str
+
+
+def _not_found(path: str, index: int, single: bool) -> EditError:
+    if single:
+        return EditError(
+            f"Could not find the exact text in {path}. "
+            "The old text must match exactly including all whitespace and newlines."
+        )
+    return EditError(
+        f"Could not find edits[{index}] in {path}. "
+        "The oldText must match exactly including all whitespace and newlines."
+    )
+
+
+def _duplicate(path: str, index: int, count: int, single: bool) -> EditError:
+    if single:
+        return EditError(
+            f"Found {count} occurrences of the text in {path}. "
+            "The text must be unique. Please provide more context to make it unique."
+        )
+    return EditError(
+        f"Found {count} occurrences of edits[{index}] in {path}. "
+        "Each oldText must be unique. Please provide more context to make it unique."
+    )
+
+
+def _locate(base: str, normalized_base: str, edits: list[Edit], path: str) -> list[_Match]:
+    single = len(edits) == 1
+    matches: list[_Match] = []
+    for i, edit in enumerate(edits):
+        if _only_whitespace(edit.old_text):
+            # [DEV] R-EDIT-11: whitespace-only text is matched and counted exactly, never fuzzily.
+            start, length = base.find(edit.old_text), len(edit.old_text)
+            occurrences = _count(base, edit.old_text)
+        else:
+            found = fuzzy_find_text(base, edit.old_text)
+            start, length = found.index, found.length
+            occurrences = _count(normalized_base, normalize_for_fuzzy_match(edit.old_text))
+        if start < 0:
+            raise _not_found(path, i, single)
+        if occurrences > 1:
+            raise _duplicate(path, i, occurrences, single)
+        matches.append(_Match(i, start, length, edit.new_text))
+    matches.sort(key=lambda m: m.start)
+    for prev, cur in zip(matches, matches[1:], strict=False):
+        if prev.start + prev.length > cur.start:
+            raise EditError(
+                f"edits[{prev.edit_index}] and edits[{cur.edit_index}] overlap in {path}. "
+                "Merge them into one edit or target disjoint regions."
+            )
+    return matches
+
+
+def _replace_all(text: str, matches: Sequence[_Match], offset: int = 0) -> str:
+    for match in sorted(matches, key=lambda m: m.start, reverse=True):
+        start = match.start - offset
+        text = text[:start] + match.new_text + text[start + match.length :]
+    return text
+
+
+def _line_starts(text: str) -> list[int]:
+    starts = [0]
+    starts.extend(i + 1 for i, ch in enumerate(text) if ch == "\n")
+    return starts
+
+
+def _apply_fuzzy(original: str, base: str, matches: list[_Match]) -> str:
+    """Rewrite only the lines the replacements touch; the rest keep the original bytes."""
+    base_starts, orig_starts = _line_starts(base), _line_starts(original)
+    groups: list[tuple[int, int, list[_Match]]] = []
+    for match in matches:  # sorted by position
+        first = base.count("\n", 0, match.start)
+        last = base.count("\n", 0, match.start + match.length - 1)
+        if groups and first <= groups[-1][1]:
+            g_first, g_last, members = groups[-1]
+            groups[-1] = (g_first, max(g_last, last), [*members, match])
+        else:
+            groups.append((first, last, [match]))
+
+    def span(starts: list[int], text: str, first: int, last: int) -> tuple[int, int]:
+        end = starts[last + 1] if last + 1 < len(starts) else len(text)
+        return starts[first], end
+
+    result = original
+    for first, last, members in reversed(groups):
+        b_start, b_end = span(base_starts, base, first, last)
+        o_start, o_end = span(orig_starts, original, first, last)
+        segment = _replace_all(base[b_start:b_end], members, offset=b_start)
+        result = result[:o_start] + segment + result[o_end:]
+    return result
+
+
+def apply_edits_to_normalized_content(content: str, edits: Sequence[Edit], path: str) -> tuple[str, str]:
+    """Apply ``edits`` to LF ``content``; returns ``(content, new_content)`` or raises ``EditError``."""
+    edits = [Edit(normalize_to_lf(e.old_text), normalize_to_lf(e.new_text)) for e in edits]
+    single = len(edits) == 1
+    for i, edit in enumerate(edits):
+        if not edit.old_text:
+            if single:
+                raise EditError(f"oldText must not be empty in {path}.")
+            raise EditError(f"edits[{i}].oldText must not be empty in {path}.")
+
+    needs_fuzzy = any(content.find(e.old_text) < 0 and not _only_whitespace(e.old_text) for e in edits)
+    normalized = normalize_for_fuzzy_match(content)
+    base = normalized if needs_fuzzy else content
+    matches = _locate(base, normalized, edits, path)
+    new_content = _apply_fuzzy(content, base, matches) if needs_fuzzy else _replace_all(content, matches)
+
+    if new_content == content:
+        if single:
+            raise EditError(
+                f"No changes made to {path}. The replacement produced identical content. "
+                "This might indicate an issue with special characters or the text not existing as expected."
+            )
+        raise EditError(f"No changes made to {path}. The replacements produced identical content.")
+    return content, new_content
+
+
+# --- diffs -----------------------------------------------------------------------------------------
+
+
+def _split_keep(text: str) -> list[str]:
+    return text.splitlines(keepends=True) if text else []
+
+
+def _strip_eol(line: str) -> str:
+    return line[:-1] if line.endswith("\n") else line
+
+
+def generate_diff_string(old: str, new: str, context_lines: int = 4) -> tuple[str, int | None]:
+    """A line-numbered display diff and the new-file line number of the first change."""
+    old_lines, new_lines = _split_keep(old), _split_keep(new)
+    width = len(str(max(old.count("\n") + 1, new.count("\n") + 1)))
+    matcher = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False)
+    opcodes = matcher.get_opcodes()
+    out: list[str] = []
+    first_changed: int | None = None
+    elision = f" {' ' * width} ..."
+
+    def context(i1: int, i2: int) -> None:
+        for n in range(i1, i2):
+            out.append(f" {n + 1:>{width}} {_strip_eol(old_lines[n])}")
+
+    for k, (tag, i1, i2, j1, j2) in enumerate(opcodes):
+        if tag == "equal":
+            has_prev = k > 0
+            has_next = k + 1 < len(opcodes)
+            size = i2 - i1
+            if has_prev and has_next:
+                if size <= 2 * context_lines:
+                    context(i1, i2)
+                else:
+                    context(i1, i1 + context_lines)
+                    out.append(elision)
+                    context(i2 - context_lines, i2)
+            elif has_prev:
+                context(i1, min(i2, i1 + context_lines))
+                if size > context_lines:
+                    out.append(elision)
+            elif has_next:
+                if size > context_lines:
+                    out.append(elision)
+                context(max(i1, i2 - context_lines), i2)
+            continue
+        if first_changed is None:
+            first_changed = j1 + 1
+        for n in range(i1, i2):
+            out.append(f"-{n + 1:>{width}} {_strip_eol(old_lines[n])}")
+        for n in range(j1, j2):
+            out.append(f"+{n + 1:>{width}} {_strip_eol(new_lines[n])}")
+    return "\n".join(out), first_changed
+
+
+def _hunk_range(start: int, count: int) -> str:
+    return f"{start + 1 if count else start},{count}"
+
+
+def generate_unified_patch(path: str, old: str, new: str, context_lines: int = 4) -> str:
+    """A standard unified diff (``--- path`` / ``+++ path``) that ``patch -p0`` / ``git apply`` accept."""
+    old_lines, new_lines = _split_keep(old), _split_keep(new)
+    out = [f"--- {path}", f"+++ {path}"]
+    matcher = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False)
+
+    def emit(prefix: str, line: str) -> None:
+        out.append(prefix + _strip_eol(line))
+        if not line.endswith("\n"):
+            out.append("\\ No newline at end of file")
+
+    for group in matcher.get_grouped_opcodes(context_lines):
+        i1, i2, j1, j2 = group[0][1], group[-1][2], group[0][3], group[-1][4]
+        out.append(f"@@ -{_hunk_range(i1, i2 - i1)} +{_hunk_range(j1, j2 - j1)} @@")
+        for tag, a1, a2, b1, b2 in group:
+            if tag == "equal":
+                for line in old_lines[a1:a2]:
+                    emit(" ", line)
+                continue
+            for line in old_lines[a1:a2]:
+                emit("-", line)
+            for line in new_lines[b1:b2]:
+                emit("+", line)
+    return "\n".join(out) + "\n"

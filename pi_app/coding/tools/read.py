@@ -1,0 +1,190 @@
+"""The ``read`` tool (spec 50 §3.5, R-READ-01..19).
+
+Text files come back as numbered-by-position slices with actionable notices (where to continue,
+what limit was hit); images are sniffed by magic bytes and attached; files with NUL bytes in their
+first 8 KiB are refused with a short notice instead of being dumped as garbage ([DEV] R-READ-18).
+All file access goes through ``ReadOperations`` so an extension can read from elsewhere.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import math
+import os
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from pydantic import Field
+
+from pi_app.agent.types import AgentToolResult, ToolUpdateCallback
+from pi_app.ai.event_stream import AbortSignal
+from pi_app.ai.types import ImageContent, TextContent
+from pi_app.coding.tools.definition import ToolDefinition, ToolParams
+from pi_app.coding.tools.file_io import errno_name
+from pi_app.coding.tools.images import SNIFF_BYTES, detect_image_mime_type, process_image
+from pi_app.coding.tools.path_utils import resolve_read_path
+from pi_app.coding.tools.support import format_number, maybe_await, raise_if_aborted, shell_quote
+from pi_app.coding.tools.truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, format_size, truncate_head
+
+BINARY_SNIFF_BYTES = 8192
+NO_VISION_NOTE = "[Current model does not support images. The image will be omitted from this request.]"
+IMAGE_OMITTED_NOTE = "[Image omitted: could not be resized below the inline image size limit.]"
+
+
+class ReadParams(ToolParams):
+    path: str = Field(description="Path to the file to read (relative or absolute)")
+    offset: float | None = Field(default=None, description="Line number to start reading from (1-indexed)")
+    limit: float | None = Field(default=None, description="Maximum number of lines to read")
+
+
+class ReadOperations(Protocol):
+    def read_file(self, absolute_path: str) -> Any: ...  # bytes, or awaitable bytes
+
+    def access(self, absolute_path: str) -> Any: ...  # raise OSError if unreadable
+
+
+class LocalReadOperations:
+    def read_file(self, absolute_path: str) -> bytes:
+        with open(absolute_path, "rb") as handle:
+            return handle.read()
+
+    def access(self, absolute_path: str) -> None:
+        if os.path.isdir(absolute_path):
+            raise IsADirectoryError(21, "Is a directory", absolute_path)
+        with open(absolute_path, "rb"):
+            pass
+
+
+@dataclass
+class ReadToolOptions:
+    auto_resize_images: bool = True
+    operations: Any = field(default=None)
+
+
+def looks_binary(data: bytes) -> bool:
+    return b"\x00" in data[:BINARY_SNIFF_BYTES]
+
+
+def model_lacks_vision(ctx: Any) -> bool:
+    model = getattr(ctx, "model", None) if ctx is not None else None
+    return model is not None and "image" not in (getattr(model, "input", None) or [])
+
+
+def _read_description() -> str:
+    return (
+        "Read a file's contents. Text files and images (jpg, png, gif, webp, bmp) are supported; "
+        "images are sent as attachments. Text output is cut at "
+        f"{DEFAULT_MAX_LINES} lines or {DEFAULT_MAX_BYTES // 1024}KB, whichever comes first. "
+        "Use offset/limit for large files, and keep reading with offset until you have what you need."
+    )
+
+
+def _text_result(
+    text: str, path: str, offset: float | None, limit: float | None
+) -> tuple[str, dict[str, Any] | None]:
+    lines = text.split("\n")
+    total = len(lines)
+    start = max(0, math.floor(offset) - 1) if offset else 0
+    if start >= total:
+        raise ValueError(f"Offset {format_number(offset or 0)} is beyond end of file ({total} lines total)")
+    if limit is not None:
+        if limit < 1:
+            raise ValueError("Invalid limit: must be at least 1")
+        end = min(start + math.floor(limit), total)
+    else:
+        end = total
+    selected = lines[start:end]
+    start_display = start + 1
+    truncation = truncate_head("\n".join(selected))
+
+    if truncation.first_line_exceeds_limit:
+        size = format_size(len(lines[start].encode("utf-8", "surrogatepass")))
+        notice = (
+            f"[Line {start_display} is {size}, exceeds {format_size(DEFAULT_MAX_BYTES)} limit. "
+            f"Use bash: sed -n '{start_display}p' {shell_quote(path)} | head -c {DEFAULT_MAX_BYTES}]"
+        )
+        return notice, {"truncation": truncation.to_dict()}
+    if truncation.truncated:
+        last = start_display + truncation.output_lines - 1
+        limit_note = (
+            f" ({format_size(DEFAULT_MAX_BYTES)} limit)" if truncation.truncated_by == "bytes" else ""
+        )
+        notice = f"[Showing lines {start_display}-{last} of {total}{limit_note}. Use offset={last + 1} to continue.]"
+        return f"{truncation.content}\n\n{notice}", {"truncation": truncation.to_dict()}
+    if limit is not None and end < total:
+        notice = f"[{total - end} more lines in file. Use offset={end + 1} to continue.]"
+        return f"{truncation.content}\n\n{notice}", None
+    return truncation.content, None
+
+
+async def _image_result(data: bytes, mime: str, auto_resize: bool, ctx: Any) -> AgentToolResult:
+    processed = await asyncio.to_thread(process_image, data, mime, auto_resize)
+    lines = [f"Read image file [{processed.mime_type}]"]
+    if processed.data is None:
+        lines.append(IMAGE_OMITTED_NOTE)
+        return AgentToolResult(content=[TextContent(text="\n".join(lines))])
+    if processed.resized and processed.original_size and processed.displayed_size:
+        (ow, oh), (dw, dh) = processed.original_size, processed.displayed_size
+        lines.append(
+            f"[Image: original {ow}x{oh}, displayed at {dw}x{dh}. "
+            f"Multiply coordinates by {ow / dw:.2f} to map to original image.]"
+        )
+    if processed.converted_from:
+        lines.append(f"[Converted from {processed.converted_from} to {processed.mime_type}.]")
+    if model_lacks_vision(ctx):
+        lines.append(NO_VISION_NOTE)
+    image = ImageContent(data=base64.b64encode(processed.data).decode("ascii"), mime_type=processed.mime_type)
+    return AgentToolResult(content=[TextContent(text="\n".join(lines)), image])
+
+
+def create_read_tool_definition(
+    cwd: str, operations: Any = None, options: ReadToolOptions | None = None
+) -> ToolDefinition:
+    options = options or ReadToolOptions()
+    ops = operations or options.operations or LocalReadOperations()
+
+    async def execute(
+        tool_call_id: str,
+        params: dict[str, Any],
+        signal: AbortSignal | None,
+        on_update: ToolUpdateCallback | None,
+        ctx: Any,
+    ) -> AgentToolResult:
+        args = ReadParams.model_validate(params)
+        absolute = resolve_read_path(args.path, cwd)
+        raise_if_aborted(signal)
+        try:
+            await maybe_await(ops.access(absolute))
+            raise_if_aborted(signal)
+            data = await maybe_await(ops.read_file(absolute))
+        except OSError as exc:
+            raise OSError(f"Could not read file: {args.path}. Error code: {errno_name(exc)}.") from exc
+        raise_if_aborted(signal)
+        if isinstance(data, str):
+            data = data.encode("utf-8")
+
+        detect = getattr(ops, "detect_image_mime_type", None)
+        mime = await maybe_await(detect(absolute)) if detect else detect_image_mime_type(data[:SNIFF_BYTES])
+        if mime:
+            result = await _image_result(data, mime, options.auto_resize_images, ctx)
+            raise_if_aborted(signal)
+            return result
+        if looks_binary(data):
+            notice = (
+                f"[Binary file {args.path} ({format_size(len(data))}) not shown. "
+                "Use bash (e.g. file, xxd, strings) to inspect it.]"
+            )
+            return AgentToolResult(content=[TextContent(text=notice)])
+        text, details = _text_result(data.decode("utf-8", "replace"), args.path, args.offset, args.limit)
+        return AgentToolResult(content=[TextContent(text=text)], details=details)
+
+    return ToolDefinition(
+        name="read",
+        label="read",
+        description=_read_description(),
+        parameters=ReadParams,
+        execute=execute,
+        prompt_snippet="Read file contents",
+        prompt_guidelines=["Use read to examine files instead of cat or sed."],
+    )

@@ -1,0 +1,82 @@
+"""The ``write`` tool (spec 50 §3.6, R-WRITE-01..05).
+
+Creates parent directories and replaces the whole file with the given UTF-8 text, inside the
+per-file mutation queue. The local back end writes atomically (temp file + ``os.replace``, mode
+kept, symlinks followed; [DEV] R-WRITE-05), so an interrupted or failed write never truncates the
+previous content. No append mode, no line-ending or BOM adaptation.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Protocol
+
+from pydantic import Field
+
+from pi_app.agent.types import AgentToolResult, ToolUpdateCallback
+from pi_app.ai.event_stream import AbortSignal
+from pi_app.coding.tools.definition import ToolDefinition, ToolParams, text_result
+from pi_app.coding.tools.file_io import atomic_write_bytes, errno_name
+from pi_app.coding.tools.mutation_queue import with_file_mutation_queue
+from pi_app.coding.tools.path_utils import resolve_to_cwd
+from pi_app.coding.tools.support import maybe_await, raise_if_aborted
+
+
+class WriteParams(ToolParams):
+    path: str = Field(description="Path to the file to write (relative or absolute)")
+    content: str = Field(description="Content to write to the file")
+
+
+class WriteOperations(Protocol):
+    def write_file(self, absolute_path: str, content: str) -> Any: ...
+
+    def mkdir(self, directory: str) -> Any: ...  # recursive, exists-ok
+
+
+class LocalWriteOperations:
+    def write_file(self, absolute_path: str, content: str) -> None:
+        atomic_write_bytes(absolute_path, content.encode("utf-8", "surrogatepass"))
+
+    def mkdir(self, directory: str) -> None:
+        os.makedirs(directory, exist_ok=True)
+
+
+def create_write_tool_definition(cwd: str, operations: Any = None) -> ToolDefinition:
+    ops = operations or LocalWriteOperations()
+
+    async def execute(
+        tool_call_id: str,
+        params: dict[str, Any],
+        signal: AbortSignal | None,
+        on_update: ToolUpdateCallback | None,
+        ctx: Any,
+    ) -> AgentToolResult:
+        args = WriteParams.model_validate(params)
+        absolute = resolve_to_cwd(args.path, cwd)
+
+        async def mutate() -> AgentToolResult:
+            raise_if_aborted(signal)
+            try:
+                await maybe_await(ops.mkdir(os.path.dirname(absolute)))
+                raise_if_aborted(signal)
+                await maybe_await(ops.write_file(absolute, args.content))
+            except OSError as exc:
+                raise OSError(f"Could not write file: {args.path}. Error code: {errno_name(exc)}.") from exc
+            raise_if_aborted(signal)
+            size = len(args.content.encode("utf-8", "surrogatepass"))
+            return text_result(f"Successfully wrote {size} bytes to {args.path}")
+
+        return await with_file_mutation_queue(absolute, mutate)
+
+    return ToolDefinition(
+        name="write",
+        label="write",
+        description=(
+            "Write content to a file. Creates the file when it is missing and overwrites it when it "
+            "exists; parent directories are created as needed."
+        ),
+        parameters=WriteParams,
+        execute=execute,
+        prompt_snippet="Create or overwrite files",
+        prompt_guidelines=["Use write only for new files or complete rewrites."],
+    )
