@@ -147,7 +147,9 @@ def create_builtin_tools(
     cwd: str, names: Any = None, options: ToolsOptions | None = None
 ) -> list[ToolDefinition]:
     """Definitions for ``names`` (default: all seven) in the given order; unknown names raise."""
-    return [create_tool_definition(name, cwd, options) for name in (names or BUILTIN_TOOL_NAMES)]
+    if names is None:  # grep/find/ls land in the next increment
+        names = [n for n in BUILTIN_TOOL_NAMES if n in DEFAULT_ACTIVE_TOOLS]
+    return [create_tool_definition(name, cwd, options) for name in names]
 
 
 def create_coding_tools(cwd: str, options: ToolsOptions | None = None) -> list[ToolDefinition]:

@@ -42,6 +42,7 @@ UPDATE_INTERVAL_S = 0.1
 DRAIN_IDLE_S = 0.1
 KILL_DRAIN_S = 1.0
 _READ_SIZE = 64 * 1024
+_EXIT_POLL_S = 0.05
 
 
 class BashParams(ToolParams):
@@ -78,30 +79,38 @@ async def _pump_output(
     proc: asyncio.subprocess.Process, on_data: Callable[[bytes], None], killed_at: list[float]
 ) -> None:
     """Read until EOF. After the shell exits, stop once the pipe is idle for 100 ms (a daemon may
-    hold it open); after a kill, stop at most ~1 s later whatever happens (R-BASH-12)."""
+    hold it open); after a kill, stop at most ~1 s later whatever happens (R-BASH-12).
+
+    ``proc.wait()`` cannot tell us the shell exited: asyncio resolves it only once every pipe is
+    closed, which an escaped daemon prevents. ``proc.returncode`` is set at exit, so it is polled.
+    """
     assert proc.stdout is not None
-    wait_task = asyncio.ensure_future(proc.wait())
-    try:
-        while True:
-            read_task = asyncio.ensure_future(proc.stdout.read(_READ_SIZE))
-            while not read_task.done():
-                if not wait_task.done():
-                    await asyncio.wait({read_task, wait_task}, return_when=asyncio.FIRST_COMPLETED)
-                    continue
-                if killed_at:
-                    budget = max(0.0, killed_at[0] + KILL_DRAIN_S - time.monotonic())
-                else:
-                    budget = DRAIN_IDLE_S
-                done, _ = await asyncio.wait({read_task}, timeout=budget)
-                if not done:
-                    read_task.cancel()
-                    return
-            chunk = read_task.result()
-            if not chunk:
+    while True:
+        read_task = asyncio.ensure_future(proc.stdout.read(_READ_SIZE))
+        while not read_task.done():
+            if proc.returncode is None and not killed_at:
+                await asyncio.wait({read_task}, timeout=_EXIT_POLL_S)
+                continue
+            if killed_at:
+                budget = max(0.0, killed_at[0] + KILL_DRAIN_S - time.monotonic())
+            else:
+                budget = DRAIN_IDLE_S
+            done, _ = await asyncio.wait({read_task}, timeout=budget)
+            if not done:
+                read_task.cancel()
                 return
-            on_data(chunk)
-    finally:
-        await wait_task
+        chunk = read_task.result()
+        if not chunk:
+            return
+        on_data(chunk)
+
+
+def _close_stdout(proc: asyncio.subprocess.Process) -> None:
+    """Close our end of the pipe so ``proc.wait()`` can resolve even if a daemon still holds it."""
+    transport = getattr(proc, "_transport", None)
+    pipe = transport.get_pipe_transport(1) if transport is not None else None
+    if pipe is not None:
+        pipe.close()
 
 
 class LocalBashOperations:
@@ -147,8 +156,11 @@ class LocalBashOperations:
         timer = asyncio.get_running_loop().call_later(timeout, kill, "timeout") if timeout else None
         try:
             await _pump_output(proc, on_data, killed_at)
+            _close_stdout(proc)
+            await proc.wait()  # a shell that closed stdout early may still run; abort/timeout still apply
         except BaseException:
             kill("cancelled")
+            _close_stdout(proc)
             raise
         finally:
             untrack_process_group(proc.pid)
@@ -156,9 +168,6 @@ class LocalBashOperations:
                 timer.cancel()
             if remove_listener is not None:
                 remove_listener()
-            transport = getattr(proc, "_transport", None)  # close a pipe an escaped daemon still holds
-            if transport is not None:
-                transport.close()
         if reason and reason[0] == "aborted":
             raise BashAborted()
         if reason and reason[0] == "timeout":

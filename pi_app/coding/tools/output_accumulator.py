@@ -175,9 +175,9 @@ class OutputAccumulator:
         truncation.max_bytes = self.max_bytes
         truncation.total_lines = self.total_lines
         truncation.total_bytes = self.total_bytes
+        truncation.content += "\n" * extra
+        truncation.output_bytes += extra
         if truncation.truncated:
-            truncation.content += "\n" * extra
-            truncation.output_bytes += extra
             if self._fd is None:
                 self._open_file()
         return OutputSnapshot(truncation.content, truncation, self.full_output_path, self.last_line_bytes)
