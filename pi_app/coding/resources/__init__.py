@@ -1,0 +1,1 @@
+"""Resource discovery: context files, prompt files, skills, prompt templates, themes (spec 40 §2.12)."""

@@ -1,0 +1,207 @@
+"""Finding sessions on disk: per-project listing, all projects, most recent, id prefixes (R-LIST).
+
+Listing streams each file line by line and is best effort: a file whose first line is not a
+session header, or that cannot be read, is skipped silently. ``SessionInfo.modified`` is the
+newest user/assistant message time, so touching a file does not reorder the list.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from pi_app.coding import paths
+from pi_app.coding.session.format import is_header, ms_from_iso
+from pi_app.coding.session.storage import JsonlSessionStorage, SessionStorage
+
+ProgressCallback = Callable[[int, int], None]
+
+FIRST_LINE_LIMIT = 64 * 1024
+
+
+@dataclass
+class SessionInfo:
+    path: str
+    id: str
+    cwd: str
+    name: str | None
+    parent_session_path: str | None
+    created: datetime
+    modified: datetime
+    message_count: int
+    first_message: str
+    all_messages_text: str
+
+
+def _dt(ms: float) -> datetime:
+    return datetime.fromtimestamp(ms / 1000, tz=UTC)
+
+
+def _text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return " ".join(b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text")
+    return ""
+
+
+def build_session_info(path: str, storage: SessionStorage | None = None) -> SessionInfo | None:
+    """Read one file (streaming) into a ``SessionInfo``; None when it is not a session file."""
+    storage = storage or JsonlSessionStorage()
+    header: dict[str, Any] | None = None
+    name: str | None = None
+    count = 0
+    first_message = ""
+    texts: list[str] = []
+    newest_ms = 0
+    for line in storage.iter_lines(path):
+        if not line.strip():
+            continue
+        try:
+            raw = json.loads(line)
+        except ValueError:
+            if header is None:
+                return None
+            continue
+        if header is None:
+            if not is_header(raw):
+                return None
+            header = raw
+            continue
+        if not isinstance(raw, dict):
+            continue
+        kind = raw.get("type")
+        if kind == "session_info":
+            value = raw.get("name")
+            name = value.strip() if isinstance(value, str) and value.strip() else None
+        elif kind == "message":
+            count += 1
+            msg = raw.get("message")
+            if not isinstance(msg, dict) or msg.get("role") not in ("user", "assistant"):
+                continue
+            text = _text(msg.get("content"))
+            if msg.get("role") == "user" and not first_message and text:
+                first_message = text
+            if text:
+                texts.append(text)
+            ts = msg.get("timestamp")
+            ms = (
+                ts
+                if isinstance(ts, int | float) and not isinstance(ts, bool)
+                else ms_from_iso(raw.get("timestamp"))
+            )
+            newest_ms = max(newest_ms, int(ms))
+    if header is None:
+        return None
+    created_ms = ms_from_iso(header.get("timestamp"))
+    if not newest_ms:
+        newest_ms = created_ms or int(storage.mtime(path) * 1000)
+    parent = header.get("parentSession")
+    cwd = header.get("cwd")
+    return SessionInfo(
+        path=path,
+        id=str(header["id"]),
+        cwd=cwd if isinstance(cwd, str) else "",
+        name=name,
+        parent_session_path=parent if isinstance(parent, str) and parent else None,
+        created=_dt(created_ms or storage.mtime(path) * 1000),
+        modified=_dt(newest_ms),
+        message_count=count,
+        first_message=first_message or "(no messages)",
+        all_messages_text=" ".join(texts),
+    )
+
+
+def list_sessions_in(
+    directory: str, storage: SessionStorage | None = None, on_progress: ProgressCallback | None = None
+) -> list[SessionInfo]:
+    storage = storage or JsonlSessionStorage()
+    files = storage.list_files(directory)
+    infos: list[SessionInfo] = []
+    for i, path in enumerate(files, 1):
+        try:
+            info = build_session_info(path, storage)
+        except OSError:
+            info = None
+        if info is not None:
+            infos.append(info)
+        if on_progress is not None:
+            on_progress(i, len(files))
+    infos.sort(key=lambda s: s.modified, reverse=True)
+    return infos
+
+
+def list_all_sessions(
+    root: str | None = None,
+    storage: SessionStorage | None = None,
+    on_progress: ProgressCallback | None = None,
+) -> list[SessionInfo]:
+    storage = storage or JsonlSessionStorage()
+    base = root or str(paths.sessions_root())
+    try:
+        dirs = sorted(d for d in os.listdir(base) if os.path.isdir(os.path.join(base, d)))
+    except OSError:
+        dirs = []
+    files = [f for d in dirs for f in storage.list_files(os.path.join(base, d))]
+    infos: list[SessionInfo] = []
+    for i, path in enumerate(files, 1):
+        info = build_session_info(path, storage)
+        if info is not None:
+            infos.append(info)
+        if on_progress is not None:
+            on_progress(i, len(files))
+    infos.sort(key=lambda s: s.modified, reverse=True)
+    return infos
+
+
+def read_header(path: str, storage: SessionStorage | None = None) -> dict[str, Any] | None:
+    """The header of ``path`` if its first line (up to 64 KiB) is one."""
+    storage = storage or JsonlSessionStorage()
+    for line in storage.iter_lines(path):
+        if not line.strip():
+            continue
+        if len(line) > FIRST_LINE_LIMIT:
+            return None
+        try:
+            raw = json.loads(line)
+        except ValueError:
+            return None
+        return raw if is_header(raw) else None
+    return None
+
+
+def find_most_recent_session(directory: str, storage: SessionStorage | None = None) -> str | None:
+    """The valid session file with the newest mtime in ``directory`` (R-LIST-05)."""
+    storage = storage or JsonlSessionStorage()
+    candidates = [p for p in storage.list_files(directory) if read_header(p, storage) is not None]
+    if not candidates:
+        return None
+    return max(candidates, key=storage.mtime)
+
+
+def looks_like_path(arg: str) -> bool:
+    return "/" in arg or "\\" in arg or arg.endswith(".jsonl")
+
+
+@dataclass
+class SessionMatch:
+    info: SessionInfo
+    local: bool  # found in the current project's session dir
+
+
+def find_session_by_prefix(
+    prefix: str, session_dir: str, storage: SessionStorage | None = None, sessions_root: str | None = None
+) -> SessionMatch | None:
+    """First session whose id starts with ``prefix``: the current project first, then every project."""
+    for info in list_sessions_in(session_dir, storage):
+        if info.id.startswith(prefix):
+            return SessionMatch(info, True)
+    for info in list_all_sessions(sessions_root, storage):
+        if info.id.startswith(prefix):
+            return SessionMatch(info, Path(info.path).parent == Path(session_dir))
+    return None

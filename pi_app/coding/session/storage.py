@@ -1,0 +1,171 @@
+"""Where session bytes live: the ``SessionStorage`` protocol and its two implementations (D-36).
+
+The manager never calls ``open()`` itself. ``JsonlSessionStorage`` is the real one: appends are
+small synchronous writes with a flush; whole-file writes go through a temp file and
+``os.replace`` so an interrupted rewrite never truncates a session. ``InMemorySessionStorage``
+keeps files in a dict, which makes most tests disk-free.
+
+Text is read and written as UTF-8 with ``surrogateescape`` so bytes that are not valid UTF-8
+survive a rewrite unchanged.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Protocol, runtime_checkable
+
+from pi_app.coding.filelock import atomic_write
+
+ENCODING = "utf-8"
+ERRORS = "surrogateescape"
+
+
+class SessionWriteError(OSError):
+    """A session line or file could not be written; the entry stays in memory."""
+
+    def __init__(self, path: str, reason: str) -> None:
+        super().__init__(f"Session could not be saved: {reason} ({path})")
+        self.path = path
+        self.reason = reason
+
+
+@runtime_checkable
+class SessionStorage(Protocol):
+    def exists(self, path: str) -> bool: ...
+
+    def load(self, path: str) -> str | None:
+        """The whole text of ``path``, or None when it does not exist."""
+        ...
+
+    def append(self, path: str, text: str) -> None: ...
+
+    def rewrite(self, path: str, text: str) -> None:
+        """Replace ``path`` with ``text`` atomically (creating parent folders)."""
+        ...
+
+    def rename(self, path: str, new_path: str) -> None: ...
+
+    def copy(self, path: str, new_path: str) -> None: ...
+
+    def list_files(self, directory: str, suffix: str = ".jsonl") -> list[str]:
+        """Absolute paths of the files in ``directory`` ending with ``suffix`` (missing dir -> [])."""
+        ...
+
+    def mtime(self, path: str) -> float: ...
+
+    def iter_lines(self, path: str) -> Iterator[str]:
+        """The lines of ``path`` one at a time (streaming; never the whole file in one string)."""
+        ...
+
+
+class JsonlSessionStorage:
+    """Session files on the local disk."""
+
+    def exists(self, path: str) -> bool:
+        return os.path.isfile(path)
+
+    def load(self, path: str) -> str | None:
+        try:
+            with open(path, encoding=ENCODING, errors=ERRORS, newline="") as fh:
+                return fh.read()
+        except FileNotFoundError:
+            return None
+
+    def append(self, path: str, text: str) -> None:
+        try:
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+            with open(path, "a", encoding=ENCODING, errors=ERRORS, newline="\n") as fh:
+                fh.write(text)
+                fh.flush()
+        except OSError as exc:
+            raise SessionWriteError(path, exc.strerror or str(exc)) from exc
+
+    def rewrite(self, path: str, text: str) -> None:
+        try:
+            atomic_write(path, text.encode(ENCODING, ERRORS))
+        except OSError as exc:
+            raise SessionWriteError(path, exc.strerror or str(exc)) from exc
+
+    def rename(self, path: str, new_path: str) -> None:
+        os.replace(path, new_path)
+
+    def copy(self, path: str, new_path: str) -> None:
+        with open(path, "rb") as src:
+            data = src.read()
+        atomic_write(new_path, data)
+
+    def list_files(self, directory: str, suffix: str = ".jsonl") -> list[str]:
+        try:
+            names = os.listdir(directory)
+        except OSError:
+            return []
+        return [
+            os.path.join(directory, n)
+            for n in names
+            if n.endswith(suffix) and os.path.isfile(os.path.join(directory, n))
+        ]
+
+    def mtime(self, path: str) -> float:
+        try:
+            return os.stat(path).st_mtime
+        except OSError:
+            return 0.0
+
+    def iter_lines(self, path: str) -> Iterator[str]:
+        try:
+            with open(path, encoding=ENCODING, errors=ERRORS, newline="") as fh:
+                for line in fh:
+                    yield line.rstrip("\n")
+        except OSError:
+            return
+
+
+class InMemorySessionStorage:
+    """Files in a dict: the same behaviour without touching the disk."""
+
+    def __init__(self) -> None:
+        self.files: dict[str, str] = {}
+        self._mtimes: dict[str, float] = {}
+        self._clock = 0.0
+
+    def _touch(self, path: str) -> None:
+        self._clock += 1.0
+        self._mtimes[path] = self._clock
+
+    def exists(self, path: str) -> bool:
+        return path in self.files
+
+    def load(self, path: str) -> str | None:
+        return self.files.get(path)
+
+    def append(self, path: str, text: str) -> None:
+        self.files[path] = self.files.get(path, "") + text
+        self._touch(path)
+
+    def rewrite(self, path: str, text: str) -> None:
+        self.files[path] = text
+        self._touch(path)
+
+    def rename(self, path: str, new_path: str) -> None:
+        self.files[new_path] = self.files.pop(path)
+        self._mtimes[new_path] = self._mtimes.pop(path, 0.0)
+
+    def copy(self, path: str, new_path: str) -> None:
+        self.files[new_path] = self.files[path]
+        self._touch(new_path)
+
+    def list_files(self, directory: str, suffix: str = ".jsonl") -> list[str]:
+        prefix = directory.rstrip("/") + "/"
+        return [
+            p
+            for p in self.files
+            if p.startswith(prefix) and "/" not in p[len(prefix) :] and p.endswith(suffix)
+        ]
+
+    def mtime(self, path: str) -> float:
+        return self._mtimes.get(path, 0.0)
+
+    def iter_lines(self, path: str) -> Iterator[str]:
+        yield from self.files.get(path, "").split("\n")
