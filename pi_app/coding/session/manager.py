@@ -572,9 +572,17 @@ class SessionManager:
             (e.id, self._labels[e.id], self._label_ts.get(e.id, "")) for e in kept if e.id in self._labels
         ]
         self.new_session(parent_session=previous_file)
-        entries: list[SessionEntry] = [make_entry(e.raw, e.line) for e in kept]
+        entries: list[SessionEntry] = []
+        for entry in kept:
+            parent = entries[-1].id if entries else None
+            if entry.parent_id == parent:
+                entries.append(make_entry(entry.raw, entry.line))
+            else:
+                # Its parent was a dropped label entry. pi 0.73.1 keeps the dangling parentId, which
+                # cuts the copied path in two on reload; re-link to the previous kept entry instead.
+                entries.append(make_entry({**entry.raw, "parentId": parent}))
         taken = {e.id for e in entries}
-        parent = entries[-1].id
+        parent = entries[-1].id if entries else None
         for target_id, label, timestamp in labels:
             label_id = new_entry_id(taken)
             taken.add(label_id)
