@@ -1,0 +1,40 @@
+"""Loading the built-in model catalogue shipped inside the package (R-AI-05, 00-index.md D-8).
+
+The data is ``<provider>.json`` files listed in ``manifest.json``, written at development time by
+``scripts/generate_catalog.py``. Files are read on first access (never at import, never from the
+network) and cached; every call returns fresh ``Model`` objects, so a caller may change them freely.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from importlib import resources
+from typing import Any
+
+from pi_app.ai.codec import model_from_dict
+from pi_app.ai.types import Model
+
+
+@functools.cache
+def _read(name: str) -> Any:
+    return json.loads(resources.files("pi_app.ai.catalog").joinpath(name).read_text("utf-8"))
+
+
+def catalog_provider_ids() -> list[str]:
+    return list(_read("manifest.json")["providers"])
+
+
+def load_catalog(provider: str) -> list[Model]:
+    """The built-in models of ``provider`` (empty for a provider without a catalogue file)."""
+    entry = _read("manifest.json")["providers"].get(provider)
+    if entry is None:
+        return []
+    return [model_from_dict(raw) for raw in _read(entry["file"])["models"]]
+
+
+def get_builtin_model(provider: str, model_id: str) -> Model | None:
+    for model in load_catalog(provider):
+        if model.id == model_id:
+            return model
+    return None
