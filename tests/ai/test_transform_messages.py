@@ -33,7 +33,9 @@ def assistant(*content: object, stop: str = "toolUse", ts: int = 10, **who: str)
 
 
 def result(call_id: str, text: str = "ok", name: str = "read") -> ToolResultMessage:
-    return ToolResultMessage(tool_call_id=call_id, tool_name=name, content=[TextContent(text=text)], timestamp=20)
+    return ToolResultMessage(
+        tool_call_id=call_id, tool_name=name, content=[TextContent(text=text)], timestamp=20
+    )
 
 
 def claude_history() -> list[object]:
@@ -67,12 +69,21 @@ async def test_responses_id_to_anthropic(llm_server: FakeLLMServer) -> None:
     long_id = "call_RJx|fc_68+/=" + "x" * 433
     history = [
         UserMessage(content="go", timestamp=1),
-        assistant(ToolCall(id=long_id, name="read", arguments={}), api="openai-responses", provider="openai", model="gpt-5"),
+        assistant(
+            ToolCall(id=long_id, name="read", arguments={}),
+            api="openai-responses",
+            provider="openai",
+            model="gpt-5",
+        ),
         result(long_id),
     ]
     llm_server.enqueue(T.text("ok"))
     model = wire_model("anthropic-messages", llm_server.base_url)
-    await adapter("anthropic-messages").stream(model, Context(messages=history), StreamOptions(api_key="k")).result()
+    await (
+        adapter("anthropic-messages")
+        .stream(model, Context(messages=history), StreamOptions(api_key="k"))
+        .result()
+    )
     messages = llm_server.requests[0].body["messages"]
     use_id = messages[1]["content"][0]["id"]
     result_id = messages[2]["content"][0]["tool_use_id"]
@@ -85,20 +96,30 @@ def test_orphaned_call_before_user_message() -> None:
     call_b = ToolCall(id="B", name="read", arguments={})
     history = [assistant(call_a, call_b), result("A"), UserMessage(content="next", timestamp=30)]
     out = transform_messages(history, wire_model("anthropic-messages", "http://x", provider="anthropic"))
-    assert [type(m).__name__ for m in out] == ["AssistantMessage", "ToolResultMessage", "ToolResultMessage", "UserMessage"]
+    assert [type(m).__name__ for m in out] == [
+        "AssistantMessage",
+        "ToolResultMessage",
+        "ToolResultMessage",
+        "UserMessage",
+    ]
     assert out[1].tool_call_id == "A" and out[2].tool_call_id == "B"
     assert out[2].is_error and out[2].content[0].text == "No result provided"
     assert out[2].timestamp == 10  # the originating assistant message's timestamp (R-AI-72)
 
 
 def test_trailing_orphan_gets_a_synthetic_result() -> None:
-    out = transform_messages([UserMessage(content="x"), assistant(ToolCall(id="C", name="bash"))], wire_model("openai-completions", "http://x"))
+    out = transform_messages(
+        [UserMessage(content="x"), assistant(ToolCall(id="C", name="bash"))],
+        wire_model("openai-completions", "http://x"),
+    )
     assert isinstance(out[-1], ToolResultMessage) and out[-1].tool_call_id == "C" and out[-1].is_error
 
 
 def test_errored_turns_are_not_replayed() -> None:
     aborted = assistant(TextContent(text="half"), ToolCall(id="D", name="read"), stop="aborted")
-    out = transform_messages([UserMessage(content="x"), aborted, result("D")], wire_model("openai-completions", "http://x"))
+    out = transform_messages(
+        [UserMessage(content="x"), aborted, result("D")], wire_model("openai-completions", "http://x")
+    )
     assert len(out) == 1 and isinstance(out[0], UserMessage)
 
 
@@ -116,12 +137,20 @@ def test_thinking_rules_and_purity() -> None:
     out = transform_messages([message], target)
     assert repr(message) == before
     converted = out[0]
-    assert converted.content == [TextContent(text="visible"), TextContent(text="t"), ToolCall(id="E", name="read")]
+    assert converted.content == [
+        TextContent(text="visible"),
+        TextContent(text="t"),
+        ToolCall(id="E", name="read"),
+    ]
     assert transform_messages([message], target) == out
 
 
 def test_same_model_keeps_everything() -> None:
-    message = assistant(ThinkingContent(thinking="", thinking_signature="sig"), TextContent(text="a", text_signature="s"), stop="stop")
+    message = assistant(
+        ThinkingContent(thinking="", thinking_signature="sig"),
+        TextContent(text="a", text_signature="s"),
+        stop="stop",
+    )
     model = wire_model("anthropic-messages", "http://x", provider="anthropic")
     model.id = "claude-sonnet-4-5"
     assert transform_messages([message], model)[0] is message
@@ -131,7 +160,12 @@ def test_normalised_id_collisions_are_disambiguated() -> None:
     target = wire_model("anthropic-messages", "http://x", provider="anthropic")
     a, b = "call+1", "call/1"  # both sanitise to "call_1"
     history = [
-        assistant(ToolCall(id=a, name="read"), ToolCall(id=b, name="read"), provider="openai", api="openai-responses"),
+        assistant(
+            ToolCall(id=a, name="read"),
+            ToolCall(id=b, name="read"),
+            provider="openai",
+            api="openai-responses",
+        ),
         result(a),
         result(b),
     ]
@@ -146,11 +180,15 @@ def test_normalised_id_collisions_are_disambiguated() -> None:
 IMAGE = ImageContent(data="iVBORw0KGgo=", mime_type="image/png")
 
 
-@pytest.mark.parametrize("start_api", ["anthropic-messages", "openai-responses", "google-generative-ai", "openai-completions"])
+@pytest.mark.parametrize(
+    "start_api", ["anthropic-messages", "openai-responses", "google-generative-ai", "openai-completions"]
+)
 async def test_session_continues_on_every_other_provider(start_api: str, llm_server: FakeLLMServer) -> None:
     """Issue acceptance 3: thinking, tool calls and images replay without a wire error."""
     first = wire_model(start_api, llm_server.base_url, provider=f"p-{start_api}")
-    llm_server.enqueue(T.thinking("think", signature="c2ln"), T.text("Let me read."), T.tool_call("read", {"path": "a.png"}))
+    llm_server.enqueue(
+        T.thinking("think", signature="c2ln"), T.text("Let me read."), T.tool_call("read", {"path": "a.png"})
+    )
     context = Context(
         system_prompt="sys",
         messages=[UserMessage(content=[TextContent(text="look"), IMAGE], timestamp=1)],
@@ -161,9 +199,19 @@ async def test_session_continues_on_every_other_provider(start_api: str, llm_ser
     call = reply.content[-1]
     context.messages.append(reply)
     context.messages.append(
-        ToolResultMessage(tool_call_id=call.id, tool_name="read", content=[TextContent(text="a picture"), IMAGE], timestamp=5)
+        ToolResultMessage(
+            tool_call_id=call.id,
+            tool_name="read",
+            content=[TextContent(text="a picture"), IMAGE],
+            timestamp=5,
+        )
     )
-    for target_api in ["anthropic-messages", "openai-completions", "openai-responses", "google-generative-ai"]:
+    for target_api in [
+        "anthropic-messages",
+        "openai-completions",
+        "openai-responses",
+        "google-generative-ai",
+    ]:
         if target_api == start_api:
             continue
         llm_server.enqueue(T.text("continued"))
@@ -181,8 +229,16 @@ def _assert_tool_pairing(api: str, body: dict) -> None:
     """Every tool result in the request answers a call made just before it (what servers check)."""
     if api == "anthropic-messages":
         msgs = body["messages"]
-        uses = [b["id"] for m in msgs if m["role"] == "assistant" for b in m["content"] if b["type"] == "tool_use"]
-        results = [b["tool_use_id"] for m in msgs if m["role"] == "user" and isinstance(m["content"], list) for b in m["content"] if b["type"] == "tool_result"]
+        uses = [
+            b["id"] for m in msgs if m["role"] == "assistant" for b in m["content"] if b["type"] == "tool_use"
+        ]
+        results = [
+            b["tool_use_id"]
+            for m in msgs
+            if m["role"] == "user" and isinstance(m["content"], list)
+            for b in m["content"]
+            if b["type"] == "tool_result"
+        ]
         assert uses == results and uses
         assert all(m["role"] != msgs[i + 1]["role"] for i, m in enumerate(msgs[:-1]))
     elif api == "openai-completions":

@@ -45,12 +45,17 @@ class AnthropicOAuth:
         self.callback_port = callback_port
         self.http_client_factory = http_client_factory
 
-    def redirect_uri(self) -> str:
-        return f"http://localhost:{self.callback_port}{CALLBACK_PATH}"
-
     async def login(self, interaction: AuthInteraction) -> Credential:
         verifier, challenge = generate_pkce()
-        redirect_uri = self.redirect_uri()
+        host = os.environ.get("PI_OAUTH_CALLBACK_HOST") or "127.0.0.1"
+        server = CallbackServer(host, self.callback_port, CALLBACK_PATH, verifier)
+        sources = []
+        try:
+            await server.start()
+            sources.append(server.wait)
+        except OSError:
+            pass  # port busy: the pasted code still works
+        redirect_uri = f"http://localhost:{server.port}{CALLBACK_PATH}"
         query = {
             "code": "true",
             "client_id": CLIENT_ID,
@@ -61,14 +66,6 @@ class AnthropicOAuth:
             "code_challenge_method": "S256",
             "state": verifier,
         }
-        host = os.environ.get("PI_OAUTH_CALLBACK_HOST") or "127.0.0.1"
-        server = CallbackServer(host, self.callback_port, CALLBACK_PATH, verifier)
-        sources = []
-        try:
-            await server.start()
-            sources.append(server.wait)
-        except OSError:
-            pass  # port busy: the pasted code still works
         try:
             interaction.notify({"type": "auth_url", "url": f"{self.authorize_url}?{urlencode(query)}"})
 

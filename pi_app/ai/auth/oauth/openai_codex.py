@@ -62,7 +62,16 @@ class OpenAICodexOAuth:
     async def login(self, interaction: AuthInteraction) -> Credential:
         verifier, challenge = generate_pkce()
         state = secrets.token_hex(16)
-        redirect_uri = f"http://localhost:{self.callback_port}{CALLBACK_PATH}"
+        server = CallbackServer(
+            os.environ.get("PI_OAUTH_CALLBACK_HOST") or "127.0.0.1", self.callback_port, CALLBACK_PATH, state
+        )
+        sources = []
+        try:
+            await server.start()
+            sources.append(server.wait)
+        except OSError:
+            pass
+        redirect_uri = f"http://localhost:{server.port}{CALLBACK_PATH}"
         query = {
             "response_type": "code",
             "client_id": CLIENT_ID,
@@ -75,15 +84,6 @@ class OpenAICodexOAuth:
             "codex_cli_simplified_flow": "true",
             "originator": "pi",
         }
-        server = CallbackServer(
-            os.environ.get("PI_OAUTH_CALLBACK_HOST") or "127.0.0.1", self.callback_port, CALLBACK_PATH, state
-        )
-        sources = []
-        try:
-            await server.start()
-            sources.append(server.wait)
-        except OSError:
-            pass
         try:
             interaction.notify({"type": "auth_url", "url": f"{self.authorize_url}?{urlencode(query)}"})
 
