@@ -5,6 +5,9 @@ Every event is a frozen dataclass with a ``type`` class variable; ``AgentEvent``
 0.73.1's wire shape (``toolCallId``, ``partialResult``, ``assistantMessageEvent`` …), built on
 ``pi_app.ai.codec``; messages that are not L1 kinds are converted by the caller-supplied
 ``message_to_dict`` (the coding layer knows its custom roles).
+
+The order in which a run emits these events (the run grammar and its invariants I1–I7) is
+documented in ``pi_app.agent.loop`` and checked by ``pi_app.agent.testing.check_event_grammar``.
 """
 
 from __future__ import annotations

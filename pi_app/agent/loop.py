@@ -49,9 +49,11 @@ other must-not-raise callbacks and from ``emit`` propagate unchanged (R-AG-LOOP-
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import functools
 from collections.abc import AsyncIterator, Awaitable, Callable
-from dataclasses import replace
-from typing import Any
+from dataclasses import fields, replace
+from typing import Any, TypeVar
 
 from pi_app.agent.events import (
     AgentEndEvent,
@@ -70,6 +72,7 @@ from pi_app.ai.types import AssistantMessage, Context, Model, SimpleStreamOption
 from pi_app.ai.util.validation import tool_parameters_schema
 
 Emit = Callable[[Any], Awaitable[None] | None]
+_T = TypeVar("_T")
 _Out = Callable[[Any], Awaitable[None]]
 
 ABORTED_REQUEST_TEXT = "Request was aborted"
@@ -111,9 +114,23 @@ class _ToolDefinitions:
         return self._defs
 
 
+def _copy_with(obj: _T, **changes: Any) -> _T:
+    """A shallow copy of a plain dataclass with some attributes changed, without running
+    ``__init__`` (several times cheaper than ``dataclasses.replace``)."""
+    new = object.__new__(type(obj))
+    for name in _field_names(type(obj)):
+        setattr(new, name, changes[name] if name in changes else getattr(obj, name))
+    return new
+
+
+@functools.cache
+def _field_names(cls: type) -> tuple[str, ...]:
+    return tuple(f.name for f in fields(cls))
+
+
 def _snapshot(message: AssistantMessage) -> AssistantMessage:
     """A fresh shallow copy of a partial message, with its own block list (R-AG-MSG-02)."""
-    return replace(message, content=list(message.content))
+    return _copy_with(message, content=list(message.content))
 
 
 def _empty_assistant(model: Model) -> AssistantMessage:
@@ -232,6 +249,24 @@ class _Run:
             message.error_message = ABORTED_REQUEST_TEXT
             return await self._finish(message, started=False)
 
+        llm_context, options = await self._build_request()
+        try:
+            stream = await maybe_await(self.stream_fn(self.model, llm_context, options))
+            events: AsyncIterator[Any] = stream.__aiter__()
+        except Exception as exc:  # R-AG-LOOP-23 [py]: a stream function that raises
+            return await self._fail(None, False, exception_text(exc))
+        try:
+            return await self._consume(stream, events)
+        finally:
+            # Close the iterator now: left to the garbage collector, an unfinished async generator
+            # is finalized by a task scheduled on the loop, and a busy loop would pile them up.
+            aclose = getattr(events, "aclose", None)
+            if aclose is not None:
+                with contextlib.suppress(Exception):
+                    await aclose()
+
+    async def _build_request(self) -> tuple[Context, SimpleStreamOptions]:
+        """transform_context -> convert_to_llm -> Context; the API key is resolved for every call."""
         config, context, model = self.config, self.context, self.model
         messages = list(context.messages)
         if config.transform_context is not None:
@@ -245,27 +280,23 @@ class _Run:
         api_key = None
         if config.get_api_key is not None:
             api_key = await maybe_await(config.get_api_key(model.provider))
-        options = replace(
+        options = _copy_with(
             self.stream_options, api_key=api_key or self.stream_options.api_key, signal=self.signal
         )
+        return llm_context, options
 
+    async def _consume(self, stream: Any, events: AsyncIterator[Any]) -> AssistantMessage:
+        """Map stream events to message events (R-AG-LOOP-22)."""
+        context = self.context
         started = False
         partial: AssistantMessage | None = None
-        failure: str | None = None
-        try:
-            stream = await maybe_await(self.stream_fn(model, llm_context, options))
-            events: AsyncIterator[Any] = stream.__aiter__()
-        except Exception as exc:  # R-AG-LOOP-23 [py]: a stream function that raises
-            failure = exception_text(exc)
-        while failure is None:
+        while True:
             try:
                 event = await events.__anext__()
             except StopAsyncIteration:
-                failure = NO_FINAL_MESSAGE_TEXT
-                break
+                return await self._fail(partial, started, NO_FINAL_MESSAGE_TEXT)
             except Exception as exc:  # R-AG-LOOP-23 [py]: iterating the stream raised
-                failure = exception_text(exc)
-                break
+                return await self._fail(partial, started, exception_text(exc))
             kind = event.type
             if kind == "start":
                 partial = event.partial
@@ -276,8 +307,7 @@ class _Run:
                 try:
                     final = await stream.result()
                 except Exception as exc:
-                    failure = exception_text(exc)
-                    break
+                    return await self._fail(partial, started, exception_text(exc))
                 return await self._finish(final, started)
             elif started:
                 partial = getattr(event, "partial", None) or partial
@@ -285,9 +315,11 @@ class _Run:
                 context.messages[-1] = partial
                 await self.emit(MessageUpdateEvent(_snapshot(partial), event))
 
-        message = replace(partial, content=list(partial.content)) if partial else _empty_assistant(model)
+    async def _fail(self, partial: AssistantMessage | None, started: bool, error: str) -> AssistantMessage:
+        """Close a broken stream with an error (or, after an abort, aborted) message keeping the partial."""
+        message = _snapshot(partial) if partial else _empty_assistant(self.model)
         message.stop_reason = "aborted" if self.aborted else "error"
-        message.error_message = failure
+        message.error_message = error
         return await self._finish(message, started)
 
     async def _finish(self, final: AssistantMessage, started: bool) -> AssistantMessage:

@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import asyncio
 import copy
-import inspect
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -63,7 +62,8 @@ LENGTH_TRUNCATED_TEXT = (
 
 
 async def maybe_await(value: Any) -> Any:
-    if inspect.isawaitable(value):
+    """Await ``value`` if it is awaitable (callbacks may be sync or async)."""
+    if hasattr(value, "__await__"):
         return await value
     return value
 
@@ -241,7 +241,7 @@ class _GraceExpired(Exception):
 
 async def _run_with_grace(awaitable: Any, signal: AbortSignal | None, grace_s: float | None) -> Any:
     """Await the tool; once the signal fires give it ``grace_s`` seconds, then cancel it (D-20)."""
-    if not inspect.isawaitable(awaitable):
+    if not hasattr(awaitable, "__await__"):
         return awaitable  # a synchronous ``execute`` already returned its result
     if signal is None or grace_s is None:
         return await awaitable

@@ -83,6 +83,20 @@ async def test_a_listener_failure_ends_the_run_through_the_safety_net(harness):
     assert h.agent.state.is_streaming is False
 
 
+async def test_a_listener_failure_on_a_tool_update_ends_the_run(harness):
+    h = harness([tool_call("p", {}, id="1")], [text("never")], tools=[updating_tool("p", ["a", "b"])])
+
+    def explode(event, signal):
+        if event.type == "tool_execution_update":
+            raise RuntimeError("progress widget broke")
+
+    h.agent.subscribe(explode)
+    await asyncio.wait_for(h.agent.prompt("go"), DEADLINE)
+    assert h.agent.state.error_message == "progress widget broke"
+    assert len(h.calls) == 1 and h.recorder.types()[-1] == "agent_end"
+    assert h.agent.state.pending_tool_calls == frozenset() and not h.agent.state.is_streaming
+
+
 async def test_a_listener_failure_mid_stream_still_closes_the_assistant_message(harness):
     h = harness([text("streaming", chunks=4)])
 
