@@ -288,20 +288,33 @@ class SessionManager:
         self._labels = {}
         self._label_ts = {}
         self._has_assistant = False
-        for entry in self._entries:
-            self._index(entry)
+        by_id = self._by_id
+        for entry in self._entries:  # inlined _index: this loop runs once per line on every load
+            raw = entry.raw
+            entry_id = raw.get("id")
+            if type(entry_id) is str and entry_id:
+                by_id[entry_id] = entry
+            kind = raw.get("type")
+            if kind == "label":
+                self._index_label(entry)  # type: ignore[arg-type]
+            elif kind == "message" and not self._has_assistant:
+                message = raw.get("message")
+                self._has_assistant = isinstance(message, dict) and message.get("role") == "assistant"
         self._leaf_id = (self._entries[-1].id or None) if self._entries else None
+
+    def _index_label(self, entry: LabelEntry) -> None:
+        if entry.label:
+            self._labels[entry.target_id] = entry.label
+            self._label_ts[entry.target_id] = entry.timestamp
+        else:
+            self._labels.pop(entry.target_id, None)
+            self._label_ts.pop(entry.target_id, None)
 
     def _index(self, entry: SessionEntry) -> None:
         if entry.id:
             self._by_id[entry.id] = entry
         if isinstance(entry, LabelEntry):
-            if entry.label:
-                self._labels[entry.target_id] = entry.label
-                self._label_ts[entry.target_id] = entry.timestamp
-            else:
-                self._labels.pop(entry.target_id, None)
-                self._label_ts.pop(entry.target_id, None)
+            self._index_label(entry)
         elif isinstance(entry, MessageEntry) and entry.role == "assistant":
             self._has_assistant = True
         if self._children is not None:

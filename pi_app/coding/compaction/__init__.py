@@ -1,0 +1,68 @@
+"""Compaction and branch summarisation: estimation, cut points, preparation, LLM summaries.
+
+Everything except the summary requests is pure; the agent session does the I/O (appending entries,
+replacing the agent's messages, emitting events).
+"""
+
+from pi_app.coding.compaction.branch_summary import (
+    BranchSummaryResult,
+    collect_entries_for_branch_summary,
+    generate_branch_summary,
+    prepare_branch_entries,
+)
+from pi_app.coding.compaction.cut import CutPointResult, find_cut_point, find_turn_start_index
+from pi_app.coding.compaction.estimate import (
+    ContextUsageEstimate,
+    calculate_context_tokens,
+    estimate_context_tokens,
+    estimate_tokens,
+    should_compact,
+)
+from pi_app.coding.compaction.fileops import (
+    FileOperations,
+    compute_file_lists,
+    extract_file_ops,
+    format_file_operations,
+)
+from pi_app.coding.compaction.prepare import CompactionPreparation, CompactionSettings, prepare_compaction
+from pi_app.coding.compaction.retry import backoff_delay_ms, is_retryable_error
+from pi_app.coding.compaction.serialize import serialize_conversation
+from pi_app.coding.compaction.summarize import (
+    CompactionResult,
+    SummarizationAborted,
+    SummarizationError,
+    SummaryRequest,
+    compact,
+    generate_summary,
+)
+
+__all__ = [
+    "BranchSummaryResult",
+    "CompactionPreparation",
+    "CompactionResult",
+    "CompactionSettings",
+    "ContextUsageEstimate",
+    "CutPointResult",
+    "FileOperations",
+    "SummarizationAborted",
+    "SummarizationError",
+    "SummaryRequest",
+    "backoff_delay_ms",
+    "calculate_context_tokens",
+    "collect_entries_for_branch_summary",
+    "compact",
+    "compute_file_lists",
+    "estimate_context_tokens",
+    "estimate_tokens",
+    "extract_file_ops",
+    "find_cut_point",
+    "find_turn_start_index",
+    "format_file_operations",
+    "generate_branch_summary",
+    "generate_summary",
+    "is_retryable_error",
+    "prepare_branch_entries",
+    "prepare_compaction",
+    "serialize_conversation",
+    "should_compact",
+]
