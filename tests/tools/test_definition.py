@@ -17,6 +17,7 @@ from pi_app.coding.tools import (
     DEFAULT_ACTIVE_TOOLS,
     create_builtin_tools,
     create_coding_tools,
+    create_read_only_tools,
     create_tool,
     create_tool_definition,
     create_tool_definition_from_agent_tool,
@@ -46,7 +47,7 @@ def test_schemas_match_pi_0_73_1(cwd):
 
 def test_every_builtin_has_its_contract(cwd):
     definitions = create_builtin_tools(cwd)
-    assert tuple(d.name for d in definitions) == ("read", "bash", "edit", "write")
+    assert tuple(d.name for d in definitions) == BUILTIN_TOOL_NAMES
     assert set(BUILTIN_TOOL_NAMES) == ALL_TOOL_NAMES
     for definition in definitions:
         assert definition.label == definition.name
@@ -66,6 +67,7 @@ def test_descriptions_render_limits(cwd):
 
 def test_factory_sets():
     assert [d.name for d in create_coding_tools("/x")] == ["read", "bash", "edit", "write"]
+    assert [d.name for d in create_read_only_tools("/x")] == ["read", "grep", "find", "ls"]
     with pytest.raises(ValueError, match="^Unknown tool: nope$"):
         create_tool_definition("nope", "/x")
 

@@ -44,6 +44,14 @@ from pi_app.coding.tools.edit_diff import (
     generate_unified_patch,
     normalize_for_fuzzy_match,
 )
+from pi_app.coding.tools.find import FindOperations, LocalFindOperations, create_find_tool_definition
+from pi_app.coding.tools.grep import (
+    GrepMatch,
+    GrepOperations,
+    LocalGrepOperations,
+    create_grep_tool_definition,
+)
+from pi_app.coding.tools.ls import LocalLsOperations, LsOperations, create_ls_tool_definition
 from pi_app.coding.tools.mutation_queue import with_file_mutation_queue
 from pi_app.coding.tools.output_accumulator import sanitize_output
 from pi_app.coding.tools.path_utils import expand_path, resolve_read_path, resolve_to_cwd
@@ -115,6 +123,18 @@ def create_bash_tool(
     return create_bash_tool_definition(cwd, options)
 
 
+def create_grep_tool(cwd: str, operations: Any = None) -> ToolDefinition:
+    return create_grep_tool_definition(cwd, operations)
+
+
+def create_find_tool(cwd: str, operations: Any = None) -> ToolDefinition:
+    return create_find_tool_definition(cwd, operations)
+
+
+def create_ls_tool(cwd: str, operations: Any = None) -> ToolDefinition:
+    return create_ls_tool_definition(cwd, operations)
+
+
 @dataclass
 class ToolsOptions:
     """Per-tool options for the factories; ``operations`` maps a tool name to its back end."""
@@ -135,6 +155,12 @@ def create_tool_definition(name: str, cwd: str, options: ToolsOptions | None = N
         return create_edit_tool(cwd, ops)
     if name == "write":
         return create_write_tool(cwd, ops)
+    if name == "grep":
+        return create_grep_tool(cwd, ops)
+    if name == "find":
+        return create_find_tool(cwd, ops)
+    if name == "ls":
+        return create_ls_tool(cwd, ops)
     raise ValueError(f"Unknown tool: {name}")
 
 
@@ -147,9 +173,7 @@ def create_builtin_tools(
     cwd: str, names: Any = None, options: ToolsOptions | None = None
 ) -> list[ToolDefinition]:
     """Definitions for ``names`` (default: all seven) in the given order; unknown names raise."""
-    if names is None:  # grep/find/ls land in the next increment
-        names = [n for n in BUILTIN_TOOL_NAMES if n in DEFAULT_ACTIVE_TOOLS]
-    return [create_tool_definition(name, cwd, options) for name in names]
+    return [create_tool_definition(name, cwd, options) for name in (names or BUILTIN_TOOL_NAMES)]
 
 
 def create_coding_tools(cwd: str, options: ToolsOptions | None = None) -> list[ToolDefinition]:
@@ -180,6 +204,13 @@ __all__ = [
     "BashToolOptions",
     "DefinitionAgentTool",
     "EditOperations",
+    "FindOperations",
+    "GrepMatch",
+    "GrepOperations",
+    "LocalFindOperations",
+    "LocalGrepOperations",
+    "LocalLsOperations",
+    "LsOperations",
     "LocalBashOperations",
     "LocalEditOperations",
     "LocalReadOperations",
@@ -198,6 +229,9 @@ __all__ = [
     "create_builtin_tools",
     "create_coding_tools",
     "create_edit_tool",
+    "create_find_tool",
+    "create_grep_tool",
+    "create_ls_tool",
     "create_local_bash_operations",
     "create_read_only_tools",
     "create_read_tool",

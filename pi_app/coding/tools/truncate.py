@@ -174,3 +174,23 @@ def truncate_line(line: str, max_chars: int = GREP_MAX_LINE_LENGTH) -> tuple[str
     if len(line) <= max_chars:
         return line, False
     return line[:max_chars] + "... [truncated]", True
+
+
+def listing_text(
+    lines: list[str], head_notices: list[str], details: dict[str, Any], tail_notices: list[str] | None = None
+) -> tuple[str, dict[str, Any] | None]:
+    """grep/find/ls output: lines cut to 50KB (bytes only), then one ``[a. b. c]`` notice.
+
+    The byte-limit notice goes between ``head_notices`` (count limits) and ``tail_notices``;
+    ``details`` gains ``truncation`` when the byte limit cut the text.
+    """
+    truncation = truncate_head("\n".join(lines), max_lines=math.inf)
+    notices = list(head_notices)
+    if truncation.truncated:
+        notices.append(f"{format_size(DEFAULT_MAX_BYTES)} limit reached")
+        details = {**details, "truncation": truncation.to_dict()}
+    notices.extend(tail_notices or [])
+    text = truncation.content
+    if notices:
+        text += f"\n\n[{'. '.join(notices)}]"
+    return text, details or None
