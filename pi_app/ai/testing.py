@@ -921,6 +921,8 @@ TRANSCRIPT_BUILDERS: dict[str, Callable[..., list[Part]]] = {
     "anthropic-messages": anthropic_transcript,
     "openai-completions": openai_completions_transcript,
     "openai-responses": openai_responses_transcript,
+    "azure-openai-responses": openai_responses_transcript,
+    "openai-codex-responses": openai_responses_transcript,
     "google-generative-ai": google_transcript,
 }
 

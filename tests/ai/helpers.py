@@ -14,12 +14,8 @@ READ_TOOL = Tool(
     parameters={"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]},
 )
 
-API_FACTORIES = {
-    "anthropic-messages": ("pi_app.ai.api.anthropic_messages", "anthropic_messages_api"),
-    "openai-completions": ("pi_app.ai.api.openai_completions", "openai_completions_api"),
-    "openai-responses": ("pi_app.ai.api.openai_responses", "openai_responses_api"),
-    "google-generative-ai": ("pi_app.ai.api.google_generative_ai", "google_generative_ai_api"),
-}
+from pi_app.ai.providers.base import ADAPTERS as API_FACTORIES  # noqa: E402
+
 MODEL_IDS = {
     "anthropic-messages": "claude-test",
     "openai-completions": "gpt-test",
