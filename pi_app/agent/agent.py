@@ -42,6 +42,7 @@ from pi_app.agent.types import (
     AgentMessage,
     AgentThinkingLevel,
     QueueMode,
+    ToolExecutionMode,
     TurnContext,
 )
 from pi_app.ai.event_stream import AbortController, AbortSignal
@@ -51,6 +52,7 @@ from pi_app.ai.types import (
     Model,
     SimpleStreamOptions,
     TextContent,
+    Transport,
     UserMessage,
     now_ms,
 )
@@ -68,11 +70,20 @@ class AgentBusyError(AgentError):
     """A run is already active."""
 
 
+_LLM_ROLES = frozenset(("user", "assistant", "toolResult"))
+
+
 def default_convert_to_llm(messages: list[AgentMessage]) -> list[Any]:
-    return [m for m in messages if getattr(m, "role", None) in ("user", "assistant", "toolResult")]
+    """Keep the three LLM message kinds, drop custom ones (the Agent's default ``convert_to_llm``)."""
+    return [m for m in messages if getattr(m, "role", None) in _LLM_ROLES]
 
 
 class PendingMessageQueue:
+    """Steering or follow-up messages waiting for their drain point (spec 20 §2.12).
+
+    ``drain()`` returns the oldest message in mode ``"one-at-a-time"`` and everything in ``"all"``.
+    """
+
     def __init__(self, mode: QueueMode = "one-at-a-time") -> None:
         self.mode: QueueMode = mode
         self._items: list[AgentMessage] = []
@@ -100,6 +111,10 @@ class PendingMessageQueue:
 
 
 class AgentState:
+    """The Agent's state. ``system_prompt``, ``model``, ``thinking_level`` are plain attributes;
+    assigning ``tools`` or ``messages`` stores a shallow copy while reading returns the live list
+    (decision D-35); the runtime fields are read-only and change only through the run."""
+
     def __init__(
         self,
         system_prompt: str = "",
@@ -153,6 +168,16 @@ class AgentState:
 
 @dataclass
 class AgentOptions:
+    """Construction options; every one except ``initial_state`` and the queue modes becomes a
+    public attribute of the Agent that may be replaced between runs (R-AG-SHELL-37).
+
+    ``initial_state`` takes ``system_prompt``, ``model``, ``thinking_level``, ``tools`` and
+    ``messages`` (never runtime fields). ``should_stop_after_turn(turn, signal)``,
+    ``prepare_next_turn(signal)`` and ``prepare_next_turn_with_context(turn, signal)`` receive the
+    run's signal; the context variant wins when both are set. ``tool_abort_grace_s`` is how long an
+    aborted tool may keep running before it is cancelled (``None``: wait for it, as pi does).
+    """
+
     initial_state: dict[str, Any] = field(default_factory=dict)
     convert_to_llm: Callable[[list[AgentMessage]], Any] | None = None
     transform_context: Callable[..., Any] | None = None
@@ -169,14 +194,22 @@ class AgentOptions:
     follow_up_mode: QueueMode = "one-at-a-time"
     session_id: str | None = None
     thinking_budgets: dict[str, int] | None = None
-    transport: str = "auto"
+    transport: Transport = "auto"
     max_retry_delay_ms: int | None = None
-    tool_execution: str = "parallel"
+    tool_execution: ToolExecutionMode = "parallel"
     tool_abort_grace_s: float | None = 5.0
 
 
 class Agent:
+    """Transcript, queues and listeners around the stateless loop; one run at a time.
+
+    Build it with an ``AgentOptions`` or the same names as keywords:
+    ``Agent(stream_fn=models.stream_simple, initial_state={"model": model, "tools": tools})``.
+    """
+
     def __init__(self, options: AgentOptions | None = None, **kwargs: Any) -> None:
+        if options is not None and kwargs:
+            raise TypeError("pass either an AgentOptions or keyword options, not both")
         opts = options or AgentOptions(**kwargs)
         self.state = AgentState(**opts.initial_state)
         self.convert_to_llm = opts.convert_to_llm or default_convert_to_llm
@@ -343,7 +376,7 @@ class Agent:
             session_id=self.session_id,
             on_payload=self.on_payload,
             on_response=self.on_response,
-            transport=self.transport,  # type: ignore[arg-type]
+            transport=self.transport,
             thinking_budgets=self.thinking_budgets,
             max_retry_delay_ms=self.max_retry_delay_ms,
         )
@@ -389,7 +422,7 @@ class Agent:
             prepare_next_turn=prepare,
             before_tool_call=self.before_tool_call,
             after_tool_call=self.after_tool_call,
-            tool_execution=self.tool_execution,  # type: ignore[arg-type]
+            tool_execution=self.tool_execution,
             tool_abort_grace_s=self.tool_abort_grace_s,
         )
 

@@ -54,7 +54,7 @@ class AgentCustomMessage:
     role: ClassVar[str] = "custom"
 
 
-AgentMessage: TypeAlias = Message | AgentCustomMessage | Any
+AgentMessage: TypeAlias = Message | AgentCustomMessage
 
 _MESSAGE_ROLES: dict[str, type] = {}
 
