@@ -1,4 +1,4 @@
-"""Property test: random scripts through an Agent always produce a well-formed event stream.
+"""Property test: random scripts through an Agent (and the bare loop) always produce a well-formed run.
 
 Each example draws a script of assistant turns (text, thinking, tool calls to good, failing,
 unknown, terminating, cooperative-waiting and updating tools, invalid arguments, provider errors,
@@ -17,7 +17,15 @@ from agent_helpers import user
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pi_app.agent import Agent, BeforeToolCallResult
+from pi_app.agent import (
+    Agent,
+    AgentContext,
+    AgentLoopConfig,
+    BeforeToolCallResult,
+    default_convert_to_llm,
+    run_agent_loop,
+    run_agent_loop_continue,
+)
 from pi_app.agent.testing import (
     EventRecorder,
     FakeTool,
@@ -28,7 +36,7 @@ from pi_app.agent.testing import (
     text_result,
     updating_tool,
 )
-from pi_app.ai.event_stream import AbortError
+from pi_app.ai.event_stream import AbortController, AbortError
 from pi_app.ai.testing import error, fake_provider, stop, text, thinking, tool_call
 
 TOOL_CALLS = {
@@ -143,7 +151,57 @@ async def _run(s: dict[str, Any]) -> None:
     assert sorted(map(id, delivered + steering + follow_ups)) == sorted(map(id, queued))  # nothing lost
 
 
+async def _run_bare_loop(s: dict[str, Any]) -> None:
+    """The same scripts through ``run_agent_loop`` with plain callbacks instead of an Agent."""
+    provider = fake_provider(script=s["turns"])
+    controller = AbortController()
+    steering: list[Any] = []
+    follow_ups: list[Any] = []
+    recorder = EventRecorder()
+    calls_at_abort: list[int] = []
+
+    def emit(event: Any) -> None:
+        recorder(event)
+        index = len(recorder.events) - 1
+        steering.extend(user(f"steer {index}") for _ in range(s["steer_at"].count(index)))
+        follow_ups.extend(user(f"follow-up {index}") for _ in range(s["follow_up_at"].count(index)))
+        if s["abort_at"] == index and event.type != "agent_end":
+            controller.abort()
+            calls_at_abort.append(len(provider.calls))
+
+    def drain(queue: list[Any], mode: str) -> list[Any]:
+        taken = queue[:] if mode == "all" else queue[:1]
+        del queue[: len(taken)]
+        return taken
+
+    config = AgentLoopConfig(
+        model=provider.models[0],
+        convert_to_llm=default_convert_to_llm,
+        get_steering_messages=lambda: drain(steering, s["steering_mode"]),
+        get_follow_up_messages=lambda: drain(follow_ups, s["follow_up_mode"]),
+        tool_execution=s["tool_execution"],
+    )
+    context = AgentContext("system", [user("earlier")] if s["use_continue"] else [], _tools())
+    if s["use_continue"]:
+        run = run_agent_loop_continue(context, config, emit, controller.signal, provider.stream_simple)
+    else:
+        run = run_agent_loop([user("go")], context, config, emit, controller.signal, provider.stream_simple)
+    new_messages = await asyncio.wait_for(run, 10)
+
+    check_event_grammar(recorder.events)
+    assert new_messages == recorder.of("agent_end")[0].messages
+    assert len(context.messages) == (1 if s["use_continue"] else 0)  # the caller's context is untouched
+    if calls_at_abort:
+        assert len(provider.calls) == calls_at_abort[0]
+
+
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(scenario)
 def test_random_scripts_keep_the_event_grammar(s: dict[str, Any]) -> None:
     asyncio.run(_run(s))
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(scenario)
+def test_random_scripts_keep_the_event_grammar_in_the_bare_loop(s: dict[str, Any]) -> None:
+    asyncio.run(_run_bare_loop(s))

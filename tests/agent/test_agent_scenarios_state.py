@@ -14,6 +14,8 @@ from pi_app.agent import (
     AgentContext,
     AgentCustomMessage,
     get_default_stream_fn,
+    message_class_for_role,
+    register_message_role,
     run_agent_loop,
     set_default_stream_fn,
 )
@@ -133,3 +135,13 @@ async def test_loop_entry_points_use_the_default_stream_function(monkeypatch, mo
     set_default_stream_fn(provider.stream_simple)
     new = await run_agent_loop([user("x")], AgentContext(), loop_config(model), EventRecorder())
     assert texts(new[-1]) == "ok"
+
+
+def test_role_registry_for_upper_layers(monkeypatch):
+    monkeypatch.setattr("pi_app.agent.types._MESSAGE_ROLES", {})
+    assert message_class_for_role("notification") is None
+    register_message_role("notification", Notification)
+    assert message_class_for_role("notification") is Notification
+    note = Notification("x", timestamp=3)
+    assert (note.role, note.timestamp, note.text) == ("notification", 3, "x")
+    assert AgentCustomMessage().role == "custom"

@@ -323,8 +323,7 @@ async def test_s11_blocking_hook_can_terminate(harness):
     assert len(h.calls) == 1
 
 
-async def test_length_truncated_calls_are_not_executed(harness):
-    """Scenario 22."""
+async def test_s22_length_truncated_calls_are_not_executed(harness):
     tool = echo_tool()
     h = harness(
         [tool_call("echo", {"text": "partial"}, id="1"), stop("length")], [text("retry")], tools=[tool]
