@@ -46,7 +46,9 @@ class AgentCustomMessage:
 
         Notification("build finished", timestamp=now_ms())
 
-    The loop passes such messages through untouched; ``convert_to_llm`` decides what the model sees.
+    A subclass whose role varies per instance may declare ``role`` as an ordinary (keyword-only)
+    field instead. The loop passes such messages through untouched; ``convert_to_llm`` decides
+    what the model sees.
     """
 
     timestamp: int = 0
