@@ -227,3 +227,21 @@ def test_in_memory_sessions_never_touch_disk(tmp_path: Path, monkeypatch: pytest
     assert sm.get_session_file() is None and not sm.is_persisted()
     assert list(tmp_path.iterdir()) == []
     assert len(sm.build_session_context().messages) == 2
+
+
+def test_v1_migration_matches_pi_byte_for_byte_modulo_random_ids(tmp_path: Path) -> None:
+    from tests.session.helpers import FIXTURES
+
+    folder = FIXTURES / "sessions" / "migration"
+    path = tmp_path / "v1.jsonl"
+    path.write_bytes((folder / "v1-input.jsonl").read_bytes())
+    SessionManager.open(path)
+    ours = path.read_text().splitlines()
+    pis = (folder / "v1-migrated-by-pi-0.73.1.jsonl").read_text().splitlines()
+    rename = {
+        json.loads(a).get("id"): json.loads(b).get("id") for a, b in zip(ours[1:], pis[1:], strict=True)
+    }
+    for mine, theirs in zip(ours, pis, strict=True):
+        for old, new in rename.items():
+            mine = mine.replace(f'"{old}"', f'"{new}"')
+        assert mine == theirs
