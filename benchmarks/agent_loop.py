@@ -11,7 +11,7 @@ The baseline, measured in the same process, does the unavoidable part by hand fo
 number of turns: it calls the same stream function on the same conversions, consumes the stream,
 validates the arguments, runs the tool and keeps every message. The figures printed are
 
-- time per turn, loop vs baseline, and their difference (the loop's overhead; target well under 1 ms);
+- CPU time per turn, loop vs baseline, and their difference (the loop's overhead; target well under 1 ms);
 - memory retained per turn, loop vs baseline (both keep the transcript; the loop must add nothing
   that grows, so the difference should stay near zero), sampled at several points of the run;
 - the same per-turn time through the stateful ``Agent`` (reducer + one listener), for reference.
@@ -152,13 +152,16 @@ async def run_agent(turns: int) -> list[Any]:
     return agent.state.messages
 
 
-def best_time(fn: Callable[[int], Any], turns: int, repeats: int = 5) -> float:
-    best = float("inf")
+def best_times(fns: list[Callable[[int], Any]], turns: int, repeats: int = 5) -> list[float]:
+    """Best CPU time of each function over ``repeats`` interleaved rounds. CPU time of this process
+    (not wall time) and interleaving keep other work on the machine from skewing one side."""
+    best = [float("inf")] * len(fns)
     for _ in range(repeats):
-        gc.collect()
-        start = time.perf_counter()
-        asyncio.run(fn(turns))
-        best = min(best, time.perf_counter() - start)
+        for i, fn in enumerate(fns):
+            gc.collect()
+            start = time.process_time()
+            asyncio.run(fn(turns))
+            best[i] = min(best[i], time.process_time() - start)
     return best
 
 
@@ -187,9 +190,7 @@ def main() -> None:
     turns = int(sys.argv[1]) if len(sys.argv) > 1 else 1000
     print(f"agent loop benchmark: {turns} turns, one tool call each (Python {sys.version.split()[0]})")
 
-    loop_s = best_time(run_loop, turns)
-    base_s = best_time(run_baseline, turns)
-    agent_s = best_time(run_agent, turns)
+    loop_s, base_s, agent_s = best_times([run_loop, run_baseline, run_agent], turns)
     per = 1e6 / (turns + 1)
     print(f"  baseline (stream + tool by hand) : {base_s * per:8.1f} us/turn")
     print(f"  run_agent_loop                   : {loop_s * per:8.1f} us/turn")
