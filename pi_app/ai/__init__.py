@@ -37,6 +37,12 @@ from pi_app.ai.models import (
     create_provider,
     lazy_stream,
 )
+from pi_app.ai.thinking import (
+    THINKING_LEVELS,
+    clamp_thinking_level,
+    supported_thinking_levels,
+    supports_xhigh,
+)
 from pi_app.ai.types import (
     AssistantMessage,
     AssistantMessageEvent,
@@ -60,8 +66,22 @@ from pi_app.ai.types import (
     models_are_equal,
     now_ms,
 )
+from pi_app.ai.util.cost import calculate_cost
+from pi_app.ai.util.overflow import is_context_overflow
+from pi_app.ai.util.partial_json import parse_streaming_json
+from pi_app.ai.util.sanitize import sanitize_surrogates
+from pi_app.ai.util.short_hash import short_hash
 
 __all__ = [
+    "THINKING_LEVELS",
+    "calculate_cost",
+    "clamp_thinking_level",
+    "is_context_overflow",
+    "parse_streaming_json",
+    "sanitize_surrogates",
+    "short_hash",
+    "supported_thinking_levels",
+    "supports_xhigh",
     "AbortController",
     "AbortError",
     "AbortSignal",

@@ -225,3 +225,15 @@ async def test_no_turn_queued_is_a_clear_500(llm_server: FakeLLMServer) -> None:
     model = wire_model("anthropic-messages", llm_server.base_url)
     message = await adapter("anthropic-messages").stream(model, simple_context(), _options()).result()
     assert message.error_message.startswith("500 fake_server_error: FakeLLMServer: no turn queued")
+
+
+@pytest.mark.parametrize("api", WIRE_APIS)
+async def test_idle_timeout_keeps_partial_content(api: str, llm_server: FakeLLMServer) -> None:
+    llm_server.enqueue(T.text("slow"), T.stall())
+    stream = adapter(api).stream(
+        wire_model(api, llm_server.base_url), simple_context(), _options(timeout_ms=200)
+    )
+    message = await asyncio.wait_for(stream.result(), 10)
+    assert message.stop_reason == "error"
+    assert message.error_message == "Request timed out after 0.2s"
+    assert message.content[0].text == "slow"

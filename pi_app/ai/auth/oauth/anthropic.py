@@ -8,15 +8,14 @@ token (``sk-ant-oat…``) is then used as a bearer token with the Claude Code id
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlencode
 
 import httpx
 
-from pi_app.ai.auth.oauth.callback_server import CallbackServer
-from pi_app.ai.auth.oauth.common import expires_at, first_code, parse_manual_input, post_token
+from pi_app.ai.auth.oauth.callback_server import receive_authorization_code
+from pi_app.ai.auth.oauth.common import expires_at, post_token
 from pi_app.ai.auth.oauth.pkce import generate_pkce
 from pi_app.ai.auth.types import AuthInteraction, Credential, ModelAuth
 
@@ -47,37 +46,28 @@ class AnthropicOAuth:
 
     async def login(self, interaction: AuthInteraction) -> Credential:
         verifier, challenge = generate_pkce()
-        host = os.environ.get("PI_OAUTH_CALLBACK_HOST") or "127.0.0.1"
-        server = CallbackServer(host, self.callback_port, CALLBACK_PATH, verifier)
-        sources = []
-        try:
-            await server.start()
-            sources.append(server.wait)
-        except OSError:
-            pass  # port busy: the pasted code still works
-        redirect_uri = f"http://localhost:{server.port}{CALLBACK_PATH}"
-        query = {
-            "code": "true",
-            "client_id": CLIENT_ID,
-            "response_type": "code",
-            "redirect_uri": redirect_uri,
-            "scope": SCOPES,
-            "code_challenge": challenge,
-            "code_challenge_method": "S256",
-            "state": verifier,
-        }
-        try:
-            interaction.notify({"type": "auth_url", "url": f"{self.authorize_url}?{urlencode(query)}"})
 
-            async def manual() -> str:
-                prompt = {"type": "manual_code", "message": "Paste the authorization code or redirect URL"}
-                return await interaction.prompt(prompt)
+        def authorize(redirect_uri: str) -> str:
+            query = {
+                "code": "true",
+                "client_id": CLIENT_ID,
+                "response_type": "code",
+                "redirect_uri": redirect_uri,
+                "scope": SCOPES,
+                "code_challenge": challenge,
+                "code_challenge_method": "S256",
+                "state": verifier,
+            }
+            return f"{self.authorize_url}?{urlencode(query)}"
 
-            sources.append(manual)
-            raw = await first_code(sources)
-        finally:
-            await server.close()
-        code = parse_manual_input(raw, verifier)
+        code, redirect_uri = await receive_authorization_code(
+            interaction,
+            port=self.callback_port,
+            path=CALLBACK_PATH,
+            state=verifier,
+            authorize_url=authorize,
+            paste_message="Paste the authorization code or redirect URL",
+        )
         interaction.notify({"type": "progress", "message": "Exchanging authorization code for tokens..."})
         async with self.http_client_factory() as client:
             data = await post_token(

@@ -10,6 +10,9 @@ from __future__ import annotations
 
 import asyncio
 import html
+import os
+from collections.abc import Awaitable, Callable
+from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 SUCCESS_PAGE = (
@@ -83,3 +86,41 @@ class CallbackServer:
         if self._result is not None and not self._result.done():
             self._result.set_result(code)
         return "200 OK", SUCCESS_PAGE
+
+
+async def receive_authorization_code(
+    interaction: Any,
+    *,
+    port: int,
+    path: str,
+    state: str,
+    authorize_url: Callable[[str], str],
+    paste_message: str,
+) -> tuple[str, str]:
+    """Run the browser half of a PKCE login; returns ``(code, redirect_uri)``.
+
+    Starts the loopback server (host ``PI_OAUTH_CALLBACK_HOST``, default 127.0.0.1; if the port is
+    busy only the paste prompt remains), announces ``authorize_url(redirect_uri)`` with an
+    ``auth_url`` event and races the redirect against a ``manual_code`` prompt.
+    """
+    from pi_app.ai.auth.oauth.common import first_code, parse_manual_input
+
+    server = CallbackServer(os.environ.get("PI_OAUTH_CALLBACK_HOST") or "127.0.0.1", port, path, state)
+    sources: list[Callable[[], Awaitable[str]]] = []
+    try:
+        await server.start()
+        sources.append(server.wait)
+    except OSError:
+        pass
+    redirect_uri = f"http://localhost:{server.port}{path}"
+    try:
+        interaction.notify({"type": "auth_url", "url": authorize_url(redirect_uri)})
+
+        async def manual() -> str:
+            return await interaction.prompt({"type": "manual_code", "message": paste_message})
+
+        sources.append(manual)
+        raw = await first_code(sources)
+    finally:
+        await server.close()
+    return parse_manual_input(raw, state), redirect_uri

@@ -7,7 +7,6 @@ The ChatGPT account id is read from the access token's claim ``https://api.opena
 
 from __future__ import annotations
 
-import os
 import secrets
 from collections.abc import Callable
 from typing import Any
@@ -15,13 +14,11 @@ from urllib.parse import urlencode
 
 import httpx
 
-from pi_app.ai.auth.oauth.callback_server import CallbackServer
+from pi_app.ai.auth.oauth.callback_server import receive_authorization_code
 from pi_app.ai.auth.oauth.common import (
     OAuthError,
     expires_at,
-    first_code,
     jwt_claims,
-    parse_manual_input,
     post_token,
 )
 from pi_app.ai.auth.oauth.pkce import generate_pkce
@@ -62,39 +59,30 @@ class OpenAICodexOAuth:
     async def login(self, interaction: AuthInteraction) -> Credential:
         verifier, challenge = generate_pkce()
         state = secrets.token_hex(16)
-        server = CallbackServer(
-            os.environ.get("PI_OAUTH_CALLBACK_HOST") or "127.0.0.1", self.callback_port, CALLBACK_PATH, state
+
+        def authorize(redirect_uri: str) -> str:
+            query = {
+                "response_type": "code",
+                "client_id": CLIENT_ID,
+                "redirect_uri": redirect_uri,
+                "scope": SCOPE,
+                "code_challenge": challenge,
+                "code_challenge_method": "S256",
+                "state": state,
+                "id_token_add_organizations": "true",
+                "codex_cli_simplified_flow": "true",
+                "originator": "pi",
+            }
+            return f"{self.authorize_url}?{urlencode(query)}"
+
+        code, redirect_uri = await receive_authorization_code(
+            interaction,
+            port=self.callback_port,
+            path=CALLBACK_PATH,
+            state=state,
+            authorize_url=authorize,
+            paste_message="Paste the redirect URL",
         )
-        sources = []
-        try:
-            await server.start()
-            sources.append(server.wait)
-        except OSError:
-            pass
-        redirect_uri = f"http://localhost:{server.port}{CALLBACK_PATH}"
-        query = {
-            "response_type": "code",
-            "client_id": CLIENT_ID,
-            "redirect_uri": redirect_uri,
-            "scope": SCOPE,
-            "code_challenge": challenge,
-            "code_challenge_method": "S256",
-            "state": state,
-            "id_token_add_organizations": "true",
-            "codex_cli_simplified_flow": "true",
-            "originator": "pi",
-        }
-        try:
-            interaction.notify({"type": "auth_url", "url": f"{self.authorize_url}?{urlencode(query)}"})
-
-            async def manual() -> str:
-                return await interaction.prompt({"type": "manual_code", "message": "Paste the redirect URL"})
-
-            sources.append(manual)
-            raw = await first_code(sources)
-        finally:
-            await server.close()
-        code = parse_manual_input(raw, state)
         interaction.notify({"type": "progress", "message": "Exchanging authorization code for tokens..."})
         async with self.http_client_factory() as client:
             data = await post_token(
