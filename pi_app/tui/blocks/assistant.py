@@ -1,0 +1,110 @@
+"""The assistant message block: markdown text, thinking, and an error/abort line (R-TR-05).
+
+Each text or thinking part keeps its own ``MarkdownSource``, so while a reply streams only the
+unstable tail of the part that grew is rendered again (R-TR-09); everything else comes from the
+chunk caches. Tool calls in the message are separate tool blocks (the transcript creates them).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.style import Style
+from rich.text import Text
+from textual.strip import Strip
+
+from pi_app.ai.types import TextContent, ThinkingContent
+from pi_app.tui.blocks.base import Block, estimate_text_height, render_rich
+from pi_app.tui.blocks.markdown import MarkdownSource
+from pi_app.tui.blocks.theme import BlockTheme, fg
+
+
+class AssistantBlock(Block):
+    kind = "assistant"
+
+    def __init__(self, message: Any = None, key: str | None = None, hide_thinking: bool = False) -> None:
+        super().__init__(key)
+        self.message: Any = None
+        self.error_text: str | None = None
+        self.hide_thinking = hide_thinking
+        self._sources: dict[int, MarkdownSource] = {}
+        if message is not None:
+            self.set_message(message)
+
+    # -- content --------------------------------------------------------------------------------
+
+    def set_message(self, message: Any) -> None:
+        """Take the (possibly partial) message; only parts whose text grew will re-render."""
+        self.message = message
+        for index, part in enumerate(getattr(message, "content", None) or []):
+            text = _part_text(part)
+            if text is None:
+                continue
+            source = self._sources.get(index)
+            if source is None:
+                source = self._sources[index] = MarkdownSource()
+            source.set_text(text)
+        self.changed()
+
+    def finish(self, message: Any) -> None:
+        """The final message: adds the abort/error line when the turn did not end normally."""
+        stop_reason = getattr(message, "stop_reason", None)
+        if stop_reason == "aborted":
+            self.error_text = "Operation aborted"
+        elif stop_reason == "error":
+            self.error_text = f"Error: {getattr(message, 'error_message', None) or 'unknown error'}"
+        self.set_message(message)
+
+    def set_hide_thinking(self, hide: bool) -> None:
+        if hide != self.hide_thinking:
+            self.hide_thinking = hide
+            self.changed()
+
+    def plain_text(self) -> str:
+        """The message's text parts joined by newlines (what `/copy` would take)."""
+        content = getattr(self.message, "content", None) or []
+        return "\n".join(part.text for part in content if isinstance(part, TextContent))
+
+    @property
+    def chunk_renders(self) -> int:
+        return sum(source.chunk_renders for source in self._sources.values())
+
+    # -- rendering ------------------------------------------------------------------------------
+
+    def build(self, width: int, theme: BlockTheme) -> list[Strip]:
+        parts: list[list[Strip]] = []
+        content = getattr(self.message, "content", None) or []
+        thinking_style = fg(theme, "thinkingText") + Style(italic=True)
+        for index, part in enumerate(content):
+            source = self._sources.get(index)
+            if source is None or not source.text.strip():
+                continue  # empty or whitespace-only parts are skipped
+            if isinstance(part, ThinkingContent):
+                if self.hide_thinking:
+                    parts.append(render_rich(Text("Thinking...", style=thinking_style), width))
+                else:
+                    parts.append(source.render(width, theme, thinking_style))
+            else:
+                parts.append(source.render(width, theme))
+        if self.error_text:
+            parts.append(render_rich(Text(self.error_text, style=fg(theme, "error")), width))
+        strips: list[Strip] = []
+        for part in parts:
+            if part:
+                strips.append(Strip.blank(0))
+                strips.extend(part)
+        return strips
+
+    def estimate_height(self, width: int) -> int:
+        total = 0
+        for source in self._sources.values():
+            total += 1 + estimate_text_height(source.text, width)
+        return max(1, total + (2 if self.error_text else 0))
+
+
+def _part_text(part: Any) -> str | None:
+    if isinstance(part, TextContent):
+        return part.text
+    if isinstance(part, ThinkingContent):
+        return part.thinking
+    return None

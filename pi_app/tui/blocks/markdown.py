@@ -1,0 +1,173 @@
+"""Markdown to strips, with a stable prefix so a streaming message re-renders only its tail.
+
+``MarkdownSource`` holds the (growing) text of one markdown part. It splits the text into
+*chunks* at stable boundaries: the start of a line that begins at column 0 after a blank line,
+outside any fenced code block. Everything before the last boundary can no longer change as text
+is appended, so each chunk is rendered once per (width, theme) and cached; only the *tail* (the
+text after the last boundary) is rendered again when more text arrives (R-TR-09). Chunks are
+joined with one blank line, which is what Rich puts between top-level blocks anyway, so a message
+looks the same whether it streamed in or was loaded whole.
+
+An unclosed fence renders as a code block that runs to the end of the text (markdown-it does
+this), so streaming never makes earlier lines jump (R-TR-08).
+
+Rendering is Rich's ``Markdown`` with pi's markdown tokens mapped onto Rich's ``markdown.*``
+styles, and pygments highlighting for fenced code.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from rich.markdown import Markdown
+from rich.style import Style
+from rich.theme import Theme
+from textual.strip import Strip
+
+from pi_app.tui.blocks.base import _console, render_rich
+from pi_app.tui.blocks.theme import BlockTheme, fg
+
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+
+# pi markdown token -> the Rich styles it drives (plus extra attributes)
+_MD_STYLES: dict[str, tuple[str, tuple[str, ...]]] = {
+    "markdown.h1": ("mdHeading", ("bold", "underline")),
+    "markdown.h2": ("mdHeading", ("bold",)),
+    "markdown.h3": ("mdHeading", ("bold",)),
+    "markdown.h4": ("mdHeading", ("bold", "italic")),
+    "markdown.h5": ("mdHeading", ("italic",)),
+    "markdown.h6": ("mdHeading", ("italic",)),
+    "markdown.link": ("mdLink", ()),
+    "markdown.link_url": ("mdLinkUrl", ("underline",)),
+    "markdown.code": ("mdCode", ()),
+    "markdown.block_quote": ("mdQuote", ()),
+    "markdown.hr": ("mdHr", ()),
+    "markdown.item.bullet": ("mdListBullet", ()),
+    "markdown.item.number": ("mdListBullet", ()),
+}
+
+_rich_themes: dict[tuple[str, int], Theme] = {}
+
+
+def rich_theme_for(theme: BlockTheme) -> Theme:
+    """Rich's markdown styles coloured with the pi theme's tokens (cached per theme version)."""
+    cache_key = (theme.name, theme.version)
+    found = _rich_themes.get(cache_key)
+    if found is None:
+        styles: dict[str, Style] = {}
+        for name, (token, attributes) in _MD_STYLES.items():
+            style = fg(theme, token)
+            if attributes:
+                style += Style(**{a: True for a in attributes})
+            styles[name] = style
+        styles["markdown.h1.border"] = fg(theme, "mdHeading")
+        found = _rich_themes[cache_key] = Theme(styles, inherit=True)
+    return found
+
+
+def render_markdown(text: str, width: int, theme: BlockTheme, style: Style | None = None) -> list[Strip]:
+    """Render one markdown text (no chunking) to strips."""
+    if not text.strip():
+        return []
+    code_theme = "friendly" if theme.is_light else "monokai"
+    markdown = Markdown(text, code_theme=code_theme, inline_code_theme=None)
+    with _console.use_theme(rich_theme_for(theme)):
+        strips = render_rich(markdown, width, style)
+    # Rich puts an empty separator row before some blocks (lists, quotes, code) and after the
+    # last one; chunks are joined with exactly one, so trim them here.
+    start, end = 0, len(strips)
+    while start < end and not strips[start].cell_length:
+        start += 1
+    while end > start and not strips[end - 1].cell_length:
+        end -= 1
+    return strips[start:end]
+
+
+class MarkdownSource:
+    """The growing text of one markdown part, split into cached stable chunks and a live tail."""
+
+    def __init__(self, renderer: Callable[[str, int, BlockTheme], list[Strip]] | None = None) -> None:
+        self._render = renderer or render_markdown
+        self.text = ""
+        self._boundaries: list[int] = [0]  # chunk i starts at _boundaries[i]
+        self._scan = 0  # start of the first line not scanned yet
+        self._fence: str | None = None  # the open fence marker ("```", "~~~~", ...)
+        self._blank_before = False
+        self._chunk_cache: dict[int, tuple[tuple[int, int], list[Strip]]] = {}
+        self.chunk_renders = 0
+        """How many chunk or tail renders ran (tests of R-TR-09 read it)."""
+
+    # -- text -----------------------------------------------------------------------------------
+
+    def set_text(self, text: str) -> None:
+        """Replace the text; appending keeps every stable chunk, anything else starts over."""
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+        if text == self.text:
+            return
+        if not text.startswith(self.text[: self._boundaries[-1]]) or len(text) < self._boundaries[-1]:
+            self.__init__(self._render)  # type: ignore[misc]  # an edit, not an append: rescan
+        self.text = text
+        self._advance()
+
+    def _advance(self) -> None:
+        text = self.text
+        while True:
+            end = text.find("\n", self._scan)
+            if end < 0:
+                return
+            line = text[self._scan : end]
+            start = self._scan
+            self._scan = end + 1
+            fence = _FENCE.match(line)
+            if self._fence is not None:
+                if fence and fence.group(1)[0] == self._fence[0] and len(fence.group(1)) >= len(self._fence):
+                    if not line[fence.end() :].strip():
+                        self._fence = None
+                continue
+            if not line.strip():
+                self._blank_before = True
+                continue
+            if self._blank_before and not line[0].isspace() and start > self._boundaries[-1]:
+                self._boundaries.append(start)
+            self._blank_before = False
+            if fence:
+                self._fence = fence.group(1)
+
+    @property
+    def stable_length(self) -> int:
+        """Characters of the text that can no longer change the rendering of earlier lines."""
+        return self._boundaries[-1]
+
+    def chunks(self) -> list[str]:
+        bounds = self._boundaries
+        return [self.text[bounds[i] : bounds[i + 1]] for i in range(len(bounds) - 1)]
+
+    # -- rendering ------------------------------------------------------------------------------
+
+    def render(self, width: int, theme: BlockTheme, style: Style | None = None) -> list[Strip]:
+        key = (width, theme.version)
+        parts: list[list[Strip]] = []
+        bounds = self._boundaries
+        for i in range(len(bounds) - 1):
+            cached = self._chunk_cache.get(i)
+            if cached is None or cached[0] != key:
+                self.chunk_renders += 1
+                cached = (key, self._render(self.text[bounds[i] : bounds[i + 1]], width, theme))
+                if style is not None:
+                    cached = (key, [strip.apply_style(style) for strip in cached[1]])
+                self._chunk_cache[i] = cached
+            parts.append(cached[1])
+        tail = self.text[bounds[-1] :]
+        if tail.strip():
+            self.chunk_renders += 1
+            rendered = self._render(tail, width, theme)
+            parts.append([strip.apply_style(style) for strip in rendered] if style else rendered)
+        strips: list[Strip] = []
+        for part in parts:
+            if not part:
+                continue
+            if strips:
+                strips.append(Strip.blank(0))
+            strips.extend(part)
+        return strips

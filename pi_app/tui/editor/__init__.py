@@ -1,0 +1,1 @@
+"""The prompt editor: a headless buffer model and its Textual widget."""
