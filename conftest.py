@@ -1,4 +1,5 @@
-"""Shared fixtures: every test runs with a throwaway agent dir and HOME, never the real ones."""
+"""Fixtures shared by ``tests/`` and ``snapshots/``: every test runs with a throwaway HOME and
+agent dir, never the real ones."""
 
 from __future__ import annotations
 

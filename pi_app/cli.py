@@ -1,0 +1,280 @@
+"""The ``pi`` command: argument parsing and dispatch to a mode.
+
+``pi --version`` and ``pi --help`` import nothing heavy (no Textual, no httpx) and create no file
+or folder. Everything else builds one ``AgentSession`` through ``pi_app.coding.sdk`` and hands it to
+a shell: the Textual app (default on a terminal), print mode (``-p`` or piped stdin), JSON mode
+(``--mode json``) or RPC (``--mode rpc``).
+
+Flags follow pi 0.73.1's ``--help`` with the additions the spec names (decision D-30). Unknown
+options are an error (one line on stderr, exit status 2) rather than silently ignored.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+
+from pi_app import __version__
+from pi_app.coding.launch import LaunchOptions
+
+PACKAGE_COMMANDS = ("install", "remove", "uninstall", "update", "list", "config")
+THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh")
+
+HELP = f"""pi {__version__} - AI coding assistant with read, bash, edit, write tools
+
+Usage:
+  pi [options] [@files...] [messages...]
+
+Commands:
+  pi install <source> [-l]     Install a package (extensions, skills, prompts, themes) and add it to settings
+  pi remove <source> [-l]      Remove a package from settings (alias: uninstall)
+  pi update [source]           Update installed packages
+  pi list                      List installed packages
+  pi config                    Enable or disable package resources
+
+Options:
+  --provider <name>              Provider name
+  --model <pattern>              Model pattern or id ("provider/id", optional ":<thinking>")
+  --api-key <key>                API key for the chosen provider (defaults to env vars / auth.json)
+  --system-prompt <text|file>    Replace the default system prompt
+  --append-system-prompt <text|file>
+                                 Append text or a file's contents to the system prompt (repeatable)
+  --mode <mode>                  Output mode: text (default), json, or rpc
+  --print, -p                    Non-interactive: process the prompt(s) and exit
+  --continue, -c                 Continue the most recent session of this directory
+  --resume, -r                   Pick a session to resume
+  --session <path|id>            Use a specific session file or session id prefix
+  --fork <path|id>               Fork a session file or id prefix into a new session
+  --session-dir <dir>            Directory for session storage and lookup
+  --session-id <id>              Id for a new session
+  --name, -n <name>              Name the session
+  --no-session                   Do not save the session (ephemeral)
+  --models <patterns>            Comma-separated model patterns for model cycling (globs allowed)
+  --no-tools, -nt                Disable all tools
+  --no-builtin-tools, -nbt       Disable built-in tools, keep extension tools
+  --tools, -t <tools>            Comma-separated allow-list of tool names
+  --exclude-tools <tools>        Comma-separated tool names to disable
+  --thinking <level>             Thinking level: off, minimal, low, medium, high, xhigh
+  --extension, -e <path>         Load an extension file (repeatable)
+  --no-extensions, -ne           Disable extension discovery (explicit -e paths still load)
+  --skill <path>                 Load a skill file or directory (repeatable)
+  --no-skills, -ns               Disable skill discovery and loading
+  --prompt-template <path>       Load a prompt template file or directory (repeatable)
+  --no-prompt-templates, -np     Disable prompt template discovery and loading
+  --theme <path>                 Load a theme file or directory (repeatable)
+  --no-themes                    Disable theme discovery and loading
+  --no-context-files, -nc        Do not load AGENTS.md / CLAUDE.md
+  --approve, -a                  Trust this project's .pi resources for this run
+  --export <file> [output]       Export a session file to HTML and exit
+  --list-models [search]         List available models (optional fuzzy search)
+  --verbose                      Verbose start-up (overrides the quietStartup setting)
+  --offline                      Disable start-up network operations (same as PI_OFFLINE=1)
+  --help, -h                     Show this help
+  --version, -v                  Show the version
+
+Extensions can register additional flags.
+
+Examples:
+  pi                                        Interactive mode
+  pi "List all .py files in src/"           Interactive mode with an initial prompt
+  pi @prompt.md @image.png "What is this?"  Include files in the first message
+  pi -p "Summarise README.md"               Print the answer and exit
+  pi -c "What did we discuss?"              Continue the previous session
+  pi --model openai/gpt-4o-mini "Refactor"  Use a specific model
+  pi --model sonnet:high "Hard problem"     Model with a thinking level
+  pi --tools read,grep,find,ls -p "Review src/"   Read-only tools
+
+Environment:
+  ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY, OPENROUTER_API_KEY, GROQ_API_KEY, XAI_API_KEY,
+  CEREBRAS_API_KEY, ZAI_API_KEY, MISTRAL_API_KEY, DEEPSEEK_API_KEY, ...   provider API keys
+  PI_CODING_AGENT_DIR            Config directory (default: ~/.pi/agent)
+  PI_CODING_AGENT_SESSION_DIR    Session directory (overridden by --session-dir)
+  PI_OFFLINE                     Disable start-up network operations when 1/true/yes
+
+Custom and local models (Ollama, vLLM, LM Studio): ~/.pi/agent/models.json
+
+Built-in tools:
+  read, bash, edit, write (on by default); grep, find, ls (read-only, off by default)
+"""
+
+
+class CliError(Exception):
+    """A bad command line; the message is printed as one line and pi exits with status 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise CliError(message)
+
+
+def build_parser(extension_flags: Sequence[tuple[str, bool]] = ()) -> argparse.ArgumentParser:
+    p = _Parser(prog="pi", add_help=False, allow_abbrev=False)
+    p.add_argument("--provider")
+    p.add_argument("--model")
+    p.add_argument("--api-key", dest="api_key")
+    p.add_argument("--system-prompt", dest="system_prompt")
+    p.add_argument("--append-system-prompt", dest="append_system_prompt", action="append", default=[])
+    p.add_argument("--mode", choices=("text", "json", "rpc"), default="text")
+    p.add_argument("--print", "-p", dest="print", action="store_true")
+    p.add_argument("--continue", "-c", dest="continue_", action="store_true")
+    p.add_argument("--resume", "-r", dest="resume", action="store_true")
+    p.add_argument("--session")
+    p.add_argument("--fork")
+    p.add_argument("--session-dir", dest="session_dir")
+    p.add_argument("--session-id", dest="session_id")
+    p.add_argument("--name", "-n", dest="name")
+    p.add_argument("--no-session", dest="no_session", action="store_true")
+    p.add_argument("--models")
+    p.add_argument("--no-tools", "-nt", dest="no_tools", action="store_true")
+    p.add_argument("--no-builtin-tools", "-nbt", dest="no_builtin_tools", action="store_true")
+    p.add_argument("--tools", "-t", dest="tools")
+    p.add_argument("--exclude-tools", dest="exclude_tools")
+    p.add_argument("--thinking", choices=THINKING_LEVELS)
+    p.add_argument("--extension", "-e", dest="extensions", action="append", default=[])
+    p.add_argument("--no-extensions", "-ne", dest="no_extensions", action="store_true")
+    p.add_argument("--skill", dest="skills", action="append", default=[])
+    p.add_argument("--no-skills", "-ns", dest="no_skills", action="store_true")
+    p.add_argument("--prompt-template", dest="prompt_templates", action="append", default=[])
+    p.add_argument("--no-prompt-templates", "-np", dest="no_prompt_templates", action="store_true")
+    p.add_argument("--theme", dest="themes", action="append", default=[])
+    p.add_argument("--no-themes", dest="no_themes", action="store_true")
+    p.add_argument("--no-context-files", "-nc", dest="no_context_files", action="store_true")
+    p.add_argument("--approve", "-a", dest="approve", action="store_true")
+    p.add_argument("--export", nargs="+")
+    p.add_argument("--list-models", dest="list_models", nargs="?", const="", default=None)
+    p.add_argument("--verbose", action="store_true")
+    p.add_argument("--offline", action="store_true")
+    for flag, takes_value in extension_flags:
+        if takes_value:
+            p.add_argument(f"--{flag}", dest=f"ext__{flag}")
+        else:
+            p.add_argument(f"--{flag}", dest=f"ext__{flag}", action="store_true")
+    p.add_argument("rest", nargs="*")
+    return p
+
+
+def parse_args(argv: Sequence[str], extension_flags: Sequence[tuple[str, bool]] = ()) -> LaunchOptions:
+    parser = build_parser(extension_flags)
+    # "--" ends options: everything after it is a message, even if it starts with "-".
+    argv = list(argv)
+    tail: list[str] = []
+    if "--" in argv:
+        cut = argv.index("--")
+        argv, tail = argv[:cut], argv[cut + 1 :]
+    namespace = parser.parse_intermixed_args(argv)
+    values = vars(namespace)
+    rest = list(values.pop("rest")) + tail
+    ext_values = {k[5:]: v for k, v in list(values.items()) if k.startswith("ext__")}
+    for key in list(values):
+        if key.startswith("ext__"):
+            values.pop(key)
+    list_models = values.pop("list_models")
+    args = LaunchOptions(**values)
+    args.list_models_requested = list_models is not None
+    args.list_models = list_models or None
+    args.extension_flags = ext_values
+    for item in rest:
+        if item.startswith("@") and len(item) > 1:
+            args.file_args.append(item[1:])
+        else:
+            args.messages.append(item)
+    return args
+
+
+def _print_version() -> int:
+    sys.stdout.write(f"{__version__}\n")
+    return 0
+
+
+def _print_help() -> int:
+    sys.stdout.write(HELP)
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if any(a in ("--version", "-v") for a in argv):
+        return _print_version()
+    if any(a in ("--help", "-h") for a in argv) and not (argv and argv[0] in PACKAGE_COMMANDS):
+        return _print_help()
+    if argv and argv[0] in PACKAGE_COMMANDS:
+        from pi_app.coding.resources.packages import run_package_command
+
+        return run_package_command(argv)
+    try:
+        args = parse_args(argv)
+    except CliError as exc:
+        sys.stderr.write(f"pi: {exc}\n")
+        return 2
+    if args.offline:
+        os.environ["PI_OFFLINE"] = "1"
+    return run(args)
+
+
+# ---------------------------------------------------------------------------------------------
+# Dispatch (heavy imports happen only below this line, inside functions)
+# ---------------------------------------------------------------------------------------------
+
+
+def _read_piped_stdin(args: LaunchOptions) -> None:
+    """Piped stdin (not a TTY) forces print mode and becomes the first message (R-PRINT-02)."""
+    if args.mode == "rpc" or sys.stdin is None or sys.stdin.isatty():
+        return
+    try:
+        data = sys.stdin.read()
+    except (OSError, ValueError):
+        return
+    if data.strip():
+        args.messages.insert(0, data)
+    args.print = True
+
+
+def run(args: LaunchOptions) -> int:
+    import asyncio
+
+    _read_piped_stdin(args)
+    if args.list_models_requested:
+        from pi_app.modes.list_models import list_models
+
+        return asyncio.run(list_models(args.list_models))
+    if args.mode == "rpc":
+        from pi_app.modes.rpc.server import run_rpc_mode
+
+        return asyncio.run(run_rpc_mode(args))
+    if args.mode == "json" or args.print:
+        return asyncio.run(_run_headless(args))
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        return asyncio.run(_run_headless(args))
+    from pi_app.tui.app import run_interactive
+
+    return run_interactive(args)
+
+
+async def _run_headless(args: LaunchOptions) -> int:
+    from pi_app.coding.launch import LaunchError, build_session, first_message_parts
+
+    try:
+        created = await build_session(args)
+        text, images = first_message_parts(args)
+    except LaunchError as exc:
+        sys.stderr.write(f"{exc}\n")
+        return exc.exit_code
+    session = created.session
+    for warning in created.warnings:
+        sys.stderr.write(f"Warning: {warning}\n")
+    try:
+        if args.mode == "json":
+            from pi_app.modes.json_mode import run_json_mode
+
+            return await run_json_mode(session, text, images, args.messages[1:] if text is not None else [])
+        from pi_app.modes.print_mode import run_print_mode
+
+        return await run_print_mode(session, text, images, args.messages[1:] if text is not None else [])
+    finally:
+        session.dispose()
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

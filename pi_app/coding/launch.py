@@ -1,0 +1,194 @@
+"""From command-line options to a ready ``AgentSession``: shared by every shell.
+
+``LaunchOptions`` is the parsed command line (``pi_app.cli`` fills it); ``build_session`` turns it
+into settings, a model registry, a session manager (new, continued, opened, or in memory) and the
+model, then calls ``create_agent_session``. The Textual app, print/JSON mode and RPC all start
+here, so a flag means the same thing in every mode.
+
+The module's top-level imports stay light because ``pi_app.cli`` imports it for ``LaunchOptions``.
+"""
+
+from __future__ import annotations
+
+import base64
+import mimetypes
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+
+@dataclass
+class LaunchOptions:
+    provider: str | None = None
+    model: str | None = None
+    api_key: str | None = None
+    system_prompt: str | None = None
+    append_system_prompt: list[str] = field(default_factory=list)
+    mode: str = "text"
+    print: bool = False
+    continue_: bool = False
+    resume: bool = False
+    session: str | None = None
+    fork: str | None = None
+    session_dir: str | None = None
+    session_id: str | None = None
+    name: str | None = None
+    no_session: bool = False
+    models: str | None = None
+    no_tools: bool = False
+    no_builtin_tools: bool = False
+    tools: str | None = None
+    exclude_tools: str | None = None
+    thinking: str | None = None
+    extensions: list[str] = field(default_factory=list)
+    no_extensions: bool = False
+    skills: list[str] = field(default_factory=list)
+    no_skills: bool = False
+    prompt_templates: list[str] = field(default_factory=list)
+    no_prompt_templates: bool = False
+    themes: list[str] = field(default_factory=list)
+    no_themes: bool = False
+    no_context_files: bool = False
+    approve: bool = False
+    export: list[str] | None = None
+    list_models: str | None = None
+    list_models_requested: bool = False
+    verbose: bool = False
+    offline: bool = False
+    messages: list[str] = field(default_factory=list)
+    file_args: list[str] = field(default_factory=list)
+    extension_flags: dict[str, object] = field(default_factory=dict)
+    cwd: str | None = None
+
+
+class LaunchError(Exception):
+    """Start-up cannot go on; ``str(error)`` is one line for stderr, ``exit_code`` the status."""
+
+    def __init__(self, message: str, exit_code: int = 1) -> None:
+        super().__init__(message)
+        self.exit_code = exit_code
+
+
+def _split_list(value: str | None) -> list[str] | None:
+    if value is None:
+        return None
+    return [v.strip() for v in value.split(",") if v.strip()]
+
+
+def active_tool_names(options: LaunchOptions) -> tuple[list[str] | None, bool]:
+    """The built-in tools to activate (None = defaults) and whether tools are off entirely."""
+    if options.no_tools:
+        return [], True
+    from pi_app.coding.tools import BUILTIN_TOOL_NAMES, DEFAULT_ACTIVE_TOOLS
+
+    names: list[str] | None = _split_list(options.tools)
+    if names is not None:
+        names = [n for n in names if n in BUILTIN_TOOL_NAMES]
+    if options.no_builtin_tools:
+        names = []
+    excluded = _split_list(options.exclude_tools) or []
+    if excluded:
+        names = [n for n in (names if names is not None else list(DEFAULT_ACTIVE_TOOLS)) if n not in excluded]
+    return names, False
+
+
+def open_session_manager(options: LaunchOptions, cwd: str, settings_manager: Any) -> Any:
+    from pi_app.coding import paths
+    from pi_app.coding.session.manager import SessionManager
+
+    if options.no_session:
+        return SessionManager.in_memory(cwd)
+    session_dir = str(paths.resolve_session_dir(cwd, options.session_dir, settings_manager.get_session_dir()))
+    if options.session:
+        arg = options.session
+        if "/" in arg or "\\" in arg or arg.endswith(".jsonl"):
+            return SessionManager.open(os.path.abspath(paths.expand_user(arg)), session_dir)
+        for info in SessionManager.list(cwd, session_dir):
+            if info.id.startswith(arg):
+                return SessionManager.open(info.path, session_dir)
+        raise LaunchError(f"No session found matching '{arg}'")
+    if options.continue_ or options.resume:
+        return SessionManager.continue_recent(cwd, session_dir)
+    return SessionManager.create(cwd, session_dir)
+
+
+async def build_session(options: LaunchOptions, *, stream_fn: Any = None) -> Any:
+    """Build the ``CreatedSession`` for these options, or raise ``LaunchError`` with one line."""
+    from pi_app.coding import paths
+    from pi_app.coding.auth_storage import AuthStorage
+    from pi_app.coding.models.registry import ModelRegistry
+    from pi_app.coding.models.resolver import no_models_message, resolve_cli_model
+    from pi_app.coding.sdk import create_agent_session
+    from pi_app.coding.settings import SettingsManager
+
+    cwd = os.path.abspath(options.cwd or os.getcwd())
+    agent_dir = paths.agent_dir()
+    settings = SettingsManager.create(cwd, agent_dir)
+    registry = ModelRegistry(AuthStorage(agent_dir / "auth.json"), agent_dir / "models.json")
+
+    model = None
+    thinking = options.thinking
+    if options.model or options.provider:
+        try:
+            resolved = resolve_cli_model(registry, options.provider, options.model)
+        except Exception as exc:  # the resolver's messages are already one line for the user
+            raise LaunchError(str(exc)) from None
+        model = resolved.model
+        if thinking is None and resolved.thinking_level:
+            thinking = resolved.thinking_level
+    session_manager = open_session_manager(options, cwd, settings)
+    tools, no_tools = active_tool_names(options)
+    created = await create_agent_session(
+        cwd,
+        agent_dir=agent_dir,
+        session_manager=session_manager,
+        settings_manager=settings,
+        model_registry=registry,
+        model=model,
+        thinking_level=thinking,
+        tools=tools,
+        no_tools=no_tools,
+        system_prompt=options.system_prompt,
+        append_system_prompt=options.append_system_prompt,
+        no_context_files=options.no_context_files,
+        api_key=options.api_key,
+        continuing=options.continue_ or options.resume or bool(options.session),
+        stream_fn=stream_fn,
+    )
+    if created.session.model is None and (options.print or options.mode == "json"):
+        raise LaunchError(no_models_message())
+    if options.name:
+        created.session.set_session_name(options.name)
+    return created
+
+
+def first_message_parts(options: LaunchOptions) -> tuple[str | None, list[Any]]:
+    """The first message: ``@file`` contents (text inlined, images attached) then the first message."""
+    from pi_app.ai.types import ImageContent
+
+    cwd = options.cwd or os.getcwd()
+    texts: list[str] = []
+    images: list[ImageContent] = []
+    for raw in options.file_args:
+        path = Path(os.path.expanduser(raw))
+        if not path.is_absolute():
+            path = Path(cwd) / path
+        if not path.is_file():
+            raise LaunchError(f"Error: file not found: {raw}")
+        mime, _ = mimetypes.guess_type(path.name)
+        if mime in ("image/png", "image/jpeg", "image/gif", "image/webp"):
+            images.append(
+                ImageContent(data=base64.b64encode(path.read_bytes()).decode("ascii"), mime_type=mime)
+            )
+            continue
+        try:
+            content = path.read_text(encoding="utf-8")
+        except (UnicodeDecodeError, OSError) as exc:
+            raise LaunchError(f"Error: cannot read {raw}: {exc}") from None
+        texts.append(f'<file name="{path}">\n{content}\n</file>\n')
+    if options.messages:
+        texts.append(options.messages[0])
+    if not texts and not images:
+        return None, []
+    return "".join(texts), images

@@ -1,0 +1,207 @@
+"""``create_agent_session``: the public way to build a working ``AgentSession`` (spec 70 §2.3).
+
+Every collaborator is optional and injectable: session manager, settings manager, model registry
+(which owns the credential store), model, thinking level, tools, system prompt. With nothing given
+it builds what ``pi`` builds: settings from ``<agentDir>/settings.json`` and ``.pi/settings.json``,
+the model registry from built-in providers and ``models.json``, a new session file for ``cwd``,
+the default tools and the default system prompt with AGENTS.md/CLAUDE.md context files.
+
+Must be awaited inside the event loop the session will live on (decision D-13).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pi_app.agent import Agent, AgentOptions
+from pi_app.ai.types import Model
+from pi_app.coding import paths
+from pi_app.coding.agent_session import AgentSession, clamp_level
+from pi_app.coding.messages import convert_to_llm
+
+
+@dataclass
+class CreatedSession:
+    session: AgentSession
+    warnings: list[str] = field(default_factory=list)
+    model_fallback_message: str | None = None
+
+
+def _load_text_or_file(value: str, cwd: str) -> str:
+    """``--system-prompt`` / ``--append-system-prompt`` take text or a file path."""
+    candidate = Path(paths.expand_user(value))
+    if not candidate.is_absolute():
+        candidate = Path(cwd) / candidate
+    try:
+        if len(value) < 4096 and candidate.is_file():
+            return candidate.read_text(encoding="utf-8")
+    except OSError:
+        pass
+    return value
+
+
+def build_tool_definitions(cwd: str, tools: Sequence[str] | None, no_tools: bool) -> list[Any]:
+    from pi_app.coding.tools import DEFAULT_ACTIVE_TOOLS, create_builtin_tools
+
+    if no_tools:
+        return []
+    names = list(tools) if tools is not None else list(DEFAULT_ACTIVE_TOOLS)
+    return create_builtin_tools(cwd, names)
+
+
+def build_system_prompt_for(
+    cwd: str,
+    agent_dir: Path,
+    tool_definitions: Sequence[Any],
+    custom_prompt: str | None,
+    append: Sequence[str],
+    no_context_files: bool,
+    skills: Sequence[Any] = (),
+) -> str:
+    from pi_app.coding.resources.context_files import load_context_files, load_prompt_files
+    from pi_app.coding.system_prompt import BuildSystemPromptOptions, build_system_prompt
+
+    system_md, append_md = load_prompt_files(cwd, agent_dir)
+    appended = [a for a in ([append_md] if append_md else []) + list(append) if a]
+    return build_system_prompt(
+        BuildSystemPromptOptions(
+            cwd=cwd,
+            custom_prompt=custom_prompt if custom_prompt is not None else system_md,
+            selected_tools=[t.name for t in tool_definitions],
+            tool_snippets={
+                t.name: t.prompt_snippet for t in tool_definitions if getattr(t, "prompt_snippet", None)
+            },
+            tool_guidelines={t.name: list(t.prompt_guidelines or []) for t in tool_definitions},
+            append_system_prompt="\n\n".join(appended) if appended else None,
+            context_files=[] if no_context_files else load_context_files(cwd, agent_dir),
+            skills=list(skills),
+        )
+    )
+
+
+async def create_agent_session(
+    cwd: str | None = None,
+    *,
+    agent_dir: str | Path | None = None,
+    session_manager: Any = None,
+    settings_manager: Any = None,
+    model_registry: Any = None,
+    model: Model | None = None,
+    thinking_level: str | None = None,
+    tools: Sequence[str] | None = None,
+    no_tools: bool = False,
+    custom_tools: Sequence[Any] = (),
+    system_prompt: str | None = None,
+    append_system_prompt: Sequence[str] = (),
+    no_context_files: bool = False,
+    api_key: str | None = None,
+    continuing: bool = False,
+    stream_fn: Any = None,
+) -> CreatedSession:
+    """Build an ``AgentSession``. ``model=None`` picks the model the way ``pi`` does."""
+    cwd = os.path.abspath(cwd or os.getcwd())
+    agent_path = Path(agent_dir) if agent_dir is not None else paths.agent_dir()
+    warnings: list[str] = []
+
+    if settings_manager is None:
+        from pi_app.coding.settings import SettingsManager
+
+        settings_manager = SettingsManager.create(cwd, agent_path)
+    warnings.extend(getattr(settings_manager, "errors", []) or [])
+
+    if model_registry is None:
+        from pi_app.coding.auth_storage import AuthStorage
+        from pi_app.coding.models.registry import ModelRegistry
+
+        model_registry = ModelRegistry(AuthStorage(agent_path / "auth.json"), agent_path / "models.json")
+    registry_error = model_registry.get_error()
+    if registry_error:
+        warnings.append(f"models.json error: {registry_error}")
+
+    if session_manager is None:
+        from pi_app.coding.session.manager import SessionManager
+
+        session_manager = SessionManager.create(
+            cwd, str(paths.resolve_session_dir(cwd, None, settings_manager.get_session_dir()))
+        )
+
+    context = session_manager.build_session_context()
+    fallback_message: str | None = None
+    if model is None:
+        from pi_app.coding.models.resolver import find_initial_model
+
+        found = await find_initial_model(
+            model_registry,
+            settings_manager,
+            session_model=context.model if (continuing or context.messages) else None,
+        )
+        model = found.model
+        fallback_message = found.fallback_message
+        if thinking_level is None and found.thinking_level:
+            thinking_level = found.thinking_level
+
+    level = thinking_level or context_level(context, settings_manager)
+    level = clamp_level(model, level)
+
+    tool_definitions = build_tool_definitions(cwd, tools, no_tools)
+    custom = _load_text_or_file(system_prompt, cwd) if system_prompt else None
+    appended = [_load_text_or_file(a, cwd) for a in append_system_prompt]
+    prompt_text = build_system_prompt_for(
+        cwd, agent_path, tool_definitions, custom, appended, no_context_files
+    )
+
+    from pi_app.coding.tools.definition import wrap_tool_definition
+
+    agent_tools = [wrap_tool_definition(d, lambda: None) for d in tool_definitions] + list(custom_tools)
+
+    override_provider = model.provider if model is not None else None
+
+    def get_api_key(provider: str) -> str | None:
+        return api_key if api_key and provider == override_provider else None
+
+    agent = Agent(
+        AgentOptions(
+            initial_state={
+                "system_prompt": prompt_text,
+                "model": model,
+                "thinking_level": level,
+                "tools": agent_tools,
+                "messages": list(context.messages),
+            },
+            convert_to_llm=convert_to_llm,
+            stream_fn=stream_fn or model_registry.stream_simple,
+            get_api_key=get_api_key if api_key else None,
+            session_id=session_manager.get_session_id(),
+            steering_mode=settings_manager.get_steering_mode(),
+            follow_up_mode=settings_manager.get_follow_up_mode(),
+        )
+    )
+
+    from pi_app.coding.models.resolver import no_models_message
+
+    session = AgentSession(
+        agent=agent,
+        session_manager=session_manager,
+        settings_manager=settings_manager,
+        model_registry=model_registry,
+        cwd=cwd,
+        tool_definitions=tool_definitions,
+        no_model_message=no_models_message(),
+    )
+    if model is not None and not session_manager.get_entries():
+        session_manager.append_model_change(model.provider, model.id)
+        session_manager.append_thinking_level_change(level)
+    elif model is not None and context.model != (model.provider, model.id):
+        session_manager.append_model_change(model.provider, model.id)
+    return CreatedSession(session=session, warnings=warnings, model_fallback_message=fallback_message)
+
+
+def context_level(context: Any, settings_manager: Any) -> str:
+    """The session's recorded level when resuming, else the saved default, else ``medium``."""
+    if getattr(context, "messages", None) and getattr(context, "thinking_level", None):
+        return context.thinking_level
+    return settings_manager.get_default_thinking_level() or "medium"

@@ -1,0 +1,39 @@
+"""JSON mode: ``pi --mode json "prompt"`` (spec 60 §3.15).
+
+stdout carries only JSON lines: first the session header (exactly the session file's header),
+then every session event in emission order. Diagnostics go to stderr. Exit 0 once the last prompt
+has settled (errors are visible as events); 1 only for start-up failures.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from pi_app.ai.codec import encode_line
+from pi_app.coding.agent_session import NoModelError
+from pi_app.modes.print_mode import run_prompts
+from pi_app.modes.serialize import event_line
+
+
+async def run_json_mode(
+    session: Any, first_text: str | None, images: Sequence[Any], more: Sequence[str]
+) -> int:
+    out = sys.stdout
+    out.write(encode_line(session.session_manager.get_header()))
+
+    def write(event: Any) -> None:
+        out.write(event_line(event))
+        out.flush()
+
+    unsubscribe = session.subscribe(write)
+    try:
+        await run_prompts(session, first_text, images, more)
+    except NoModelError as exc:
+        sys.stderr.write(f"{exc}\n")
+        return 1
+    finally:
+        unsubscribe()
+        out.flush()
+    return 0

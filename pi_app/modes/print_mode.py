@@ -1,0 +1,49 @@
+"""Print mode: ``pi -p "prompt" [more prompts…]`` (spec 60 §3.14).
+
+Each prompt runs to completion in turn. Afterwards the last assistant message decides the
+outcome: ``error``/``aborted`` -> its error text on stderr and exit 1; otherwise each of its text
+blocks on its own line on stdout and exit 0. Nothing else is written to stdout.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from pi_app.ai.types import TextContent
+from pi_app.coding.agent_session import NoModelError
+
+
+async def run_prompts(
+    session: Any, first_text: str | None, images: Sequence[Any], more: Sequence[str]
+) -> None:
+    if first_text is not None:
+        await session.prompt(first_text, images or None)
+    for text in more:
+        await session.prompt(text)
+
+
+async def run_print_mode(
+    session: Any, first_text: str | None, images: Sequence[Any], more: Sequence[str]
+) -> int:
+    if first_text is None and not more:
+        sys.stderr.write("Error: no prompt given (pass a message, @file, or pipe text on stdin)\n")
+        return 2
+    try:
+        await run_prompts(session, first_text, images, more)
+    except NoModelError as exc:
+        sys.stderr.write(f"{exc}\n")
+        return 1
+    message = session.get_last_assistant_message()
+    if message is None:
+        return 0
+    if message.stop_reason in ("error", "aborted"):
+        sys.stderr.write(f"{message.error_message or f'Request {message.stop_reason}'}\n")
+        sys.stderr.flush()
+        return 1
+    for block in message.content:
+        if isinstance(block, TextContent):
+            sys.stdout.write(block.text + "\n")
+    sys.stdout.flush()
+    return 0

@@ -1,0 +1,288 @@
+"""The full-screen Textual app: header, transcript, status line, editor and footer.
+
+The ``AgentSession`` runs in a worker thread on its own loop (``session_bridge``); its events
+arrive as ``SessionEvent`` messages and update the transcript and footer. Typing and painting
+never wait for the agent: submitting a prompt only schedules it on the agent loop.
+
+Keys freed from Textual's defaults (R-TUI-04): no command palette, no Ctrl+Q quit, no Tab focus
+cycling. Escape interrupts a run; Ctrl+C clears the editor (twice in a row exits); Ctrl+D exits
+when the editor is empty.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from textual import on
+from textual.app import App, ComposeResult
+from textual.binding import Binding
+from textual.screen import Screen
+from textual.widgets import Static
+
+from pi_app import __version__
+from pi_app.coding.launch import LaunchOptions
+from pi_app.tui.editor.widget import PromptEditor
+from pi_app.tui.footer import Footer
+from pi_app.tui.session_bridge import SessionBridge, SessionCallFailed, SessionEvent, SessionReady
+from pi_app.tui.transcript import Transcript
+
+HEADER_HINTS = "escape interrupt · ctrl+c/ctrl+d clear/exit · / commands · ! bash · shift+enter newline"
+SPINNER_FRAMES = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+DOUBLE_PRESS_S = 0.5
+
+
+class MainScreen(Screen[None], inherit_bindings=False):
+    """The one main screen; no inherited bindings, so Tab does not cycle focus."""
+
+    DEFAULT_CSS = """
+    MainScreen { layout: vertical; }
+    #status { height: 1; padding: 0 1; color: $text-muted; }
+    """
+
+    def compose(self) -> ComposeResult:
+        app = self.app
+        assert isinstance(app, PiApp)
+        yield Transcript(id="transcript")
+        yield Static("", id="status")
+        yield PromptEditor(id="editor")
+        yield Footer(app.cwd, id="footer")
+
+
+class PiApp(App[int], inherit_bindings=False):
+    ENABLE_COMMAND_PALETTE = False
+    TITLE = "pi"
+
+    BINDINGS = [
+        Binding("escape", "interrupt", "interrupt", show=False, id="app.interrupt"),
+        Binding("ctrl+c", "clear", "clear", show=False, priority=True, id="app.clear"),
+        Binding("ctrl+d", "exit_if_empty", "exit", show=False, priority=True, id="app.exit"),
+    ]
+
+    def __init__(
+        self,
+        options: LaunchOptions | None = None,
+        *,
+        session_factory: Callable[[], Awaitable[Any]] | None = None,
+        cwd: str | None = None,
+        animate: bool = True,
+    ) -> None:
+        super().__init__()
+        import os
+
+        self.options = options or LaunchOptions()
+        self.cwd = os.path.abspath(cwd or self.options.cwd or os.getcwd())
+        self.options.cwd = self.cwd
+        self._factory = session_factory or self._default_factory
+        self.bridge = SessionBridge(self.post_message, self._factory)
+        self.session: Any = None
+        self.animate = animate
+        self._spinner_index = 0
+        self._working = False
+        self._last_clear = 0.0
+        self._initial_messages_sent = False
+
+    async def _default_factory(self) -> Any:
+        from pi_app.coding.launch import build_session
+
+        return await build_session(self.options)
+
+    # -- layout ---------------------------------------------------------------------------------
+
+    def get_default_screen(self) -> Screen[None]:
+        return MainScreen()
+
+    @property
+    def transcript(self) -> Transcript:
+        return self.screen.query_one(Transcript)
+
+    @property
+    def editor(self) -> PromptEditor:
+        return self.screen.query_one(PromptEditor)
+
+    @property
+    def footer(self) -> Footer:
+        return self.screen.query_one(Footer)
+
+    def on_mount(self) -> None:
+        self.transcript.add_header(f"pi v{__version__}\n{HEADER_HINTS}")
+        self.editor.focus()
+        self.run_worker(self.bridge.run, thread=True, group="agent", exit_on_error=False, name="agent")
+        if self.animate:
+            self.set_interval(0.08, self._tick_spinner)
+
+    def on_unmount(self) -> None:
+        self.bridge.stop()
+
+    # -- session events -------------------------------------------------------------------------
+
+    @on(SessionReady)
+    def _session_ready(self, message: SessionReady) -> None:
+        if message.created is None:
+            self.transcript.add_note(f"Error: {message.error}", "error")
+            return
+        self.session = message.created.session
+        for warning in message.created.warnings:
+            self.transcript.add_note(f"Warning: {warning}", "warning")
+        if message.created.model_fallback_message:
+            self.transcript.add_note(message.created.model_fallback_message, "warning")
+        for m in self.session.messages:
+            self._render_history(m)
+        if self.session.model is None:
+            self.transcript.add_note(f"{self.session.no_model_message} Or use /login.", "warning")
+        self._refresh_footer()
+        self._send_initial_messages()
+
+    def _render_history(self, message: Any) -> None:
+        role = getattr(message, "role", None)
+        if role == "user":
+            self.transcript.add_user(_plain_text(message))
+        elif role == "assistant":
+            self.transcript.end_assistant(message)
+        elif role == "toolResult":
+            self.transcript.tool_updated(
+                message.tool_call_id, message.tool_name, {}, message, final=True, is_error=message.is_error
+            )
+
+    def _send_initial_messages(self) -> None:
+        if self._initial_messages_sent:
+            return
+        self._initial_messages_sent = True
+        from pi_app.coding.launch import LaunchError, first_message_parts
+
+        try:
+            text, images = first_message_parts(self.options)
+        except LaunchError as exc:
+            self.transcript.add_note(str(exc), "error")
+            return
+        more = self.options.messages[1:] if text is not None else []
+        if text is None:
+            return
+
+        async def send_all(session: Any) -> None:
+            await session.prompt(text, images or None)
+            for item in more:
+                await session.prompt(item)
+
+        self.bridge.call(send_all)
+
+    @on(SessionCallFailed)
+    def _call_failed(self, message: SessionCallFailed) -> None:
+        self.transcript.add_note(f"Error: {message.error}", "error")
+
+    @on(SessionEvent)
+    def _session_event(self, message: SessionEvent) -> None:
+        event = message.event
+        t = event.type
+        transcript = self.transcript
+        if t == "agent_start":
+            self._set_working(True)
+        elif t == "agent_end":
+            self._set_working(False)
+        elif t == "message_start":
+            role = getattr(event.message, "role", None)
+            if role == "user":
+                transcript.add_user(_plain_text(event.message))
+            elif role == "assistant":
+                transcript.start_assistant(event.message)
+        elif t == "message_update":
+            transcript.update_assistant(event.message)
+        elif t == "message_end" and getattr(event.message, "role", None) == "assistant":
+            transcript.end_assistant(event.message)
+        elif t == "tool_execution_start":
+            transcript.tool_started(event.tool_call_id, event.tool_name, event.args)
+        elif t == "tool_execution_update":
+            transcript.tool_updated(event.tool_call_id, event.tool_name, event.args, event.partial_result)
+        elif t == "tool_execution_end":
+            transcript.tool_updated(
+                event.tool_call_id, event.tool_name, None, event.result, final=True, is_error=event.is_error
+            )
+        elif t == "auto_retry_start":
+            self._status(
+                f"Retrying ({event.attempt}/{event.max_attempts}) in {event.delay_ms // 1000}s... (escape to cancel)"
+            )
+        elif t == "auto_retry_end" and not event.success:
+            transcript.add_note(f"Retry failed after {event.attempt} attempts: {event.final_error}", "error")
+        elif t == "compaction_start":
+            self._status("Compacting...")
+        elif t == "compaction_end" and event.error_message:
+            transcript.add_note(f"Error: {event.error_message}", "error")
+        self._refresh_footer()
+
+    def _refresh_footer(self) -> None:
+        session = self.session
+        if session is None:
+            return
+        self.footer.set_state(
+            model=session.model,
+            thinking_level=session.thinking_level,
+            messages=list(session.messages),
+            session_name=session.session_name,
+        )
+
+    # -- status line ----------------------------------------------------------------------------
+
+    def _status(self, text: str) -> None:
+        self.screen.query_one("#status", Static).update(text)
+
+    def _set_working(self, working: bool) -> None:
+        self._working = working
+        self._status(f"{SPINNER_FRAMES[0]} Working..." if working else "")
+
+    def _tick_spinner(self) -> None:
+        if not self._working:
+            return
+        self._spinner_index = (self._spinner_index + 1) % len(SPINNER_FRAMES)
+        self._status(f"{SPINNER_FRAMES[self._spinner_index]} Working...")
+
+    # -- input ----------------------------------------------------------------------------------
+
+    @on(PromptEditor.Submitted)
+    def _submit(self, message: PromptEditor.Submitted) -> None:
+        text = message.text.strip()
+        if not text:
+            return
+        if self.session is None:
+            self.transcript.add_note("Still starting up…", "status")
+            return
+        message.editor.clear()
+        if text in ("/quit", "/exit"):
+            self.exit(0)
+            return
+        if self.session.model is None:
+            self.transcript.add_note(f"Error: {self.session.no_model_message}", "error")
+            return
+        if self.session.is_streaming:
+            self.bridge.call(lambda s: s.steer(text))
+            return
+        self.bridge.call(lambda s: s.prompt(text))
+
+    def action_interrupt(self) -> None:
+        if self._working:
+            self.bridge.abort()
+
+    def action_clear(self) -> None:
+        now = time.monotonic()
+        if now - self._last_clear < DOUBLE_PRESS_S and not self.editor.text:
+            self.exit(0)
+            return
+        self._last_clear = now
+        self.editor.clear()
+
+    def action_exit_if_empty(self) -> None:
+        if not self.editor.text:
+            self.exit(0)
+
+
+def _plain_text(message: Any) -> str:
+    content = getattr(message, "content", "")
+    if isinstance(content, str):
+        return content
+    return "".join(getattr(b, "text", "") for b in content if getattr(b, "type", "") == "text")
+
+
+def run_interactive(options: LaunchOptions) -> int:
+    app = PiApp(options)
+    result = app.run()
+    return int(result or 0)

@@ -1,0 +1,122 @@
+"""The bridge between the Textual app and the ``AgentSession`` running on its own loop (D-13).
+
+The session lives on a private asyncio loop in a worker thread, so nothing the agent does (SSE
+parsing, tools, token counting) can stall typing or painting. Each session event is wrapped in one
+``SessionEvent`` message and posted to the app (``post_message`` is thread-safe). The app calls in
+with ``submit``/``call``/``abort``, which hop onto the agent loop; it never waits for the agent.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Awaitable, Callable
+from concurrent.futures import Future
+from dataclasses import dataclass
+from typing import Any
+
+from textual.message import Message
+
+SessionFactory = Callable[[], Awaitable[Any]]
+
+
+@dataclass
+class SessionEvent(Message):
+    """One ``AgentSessionEvent`` from the agent loop."""
+
+    event: Any
+
+
+@dataclass
+class SessionReady(Message):
+    """The session was built; ``created`` is the ``CreatedSession`` (or None on failure)."""
+
+    created: Any
+    error: str | None = None
+
+
+@dataclass
+class SessionCallFailed(Message):
+    """A call into the session raised; ``error`` is the one-line message to show."""
+
+    error: str
+
+
+class SessionBridge:
+    """Owns the agent thread and loop; all methods are safe to call from the UI thread."""
+
+    def __init__(self, post: Callable[[Message], Any], factory: SessionFactory) -> None:
+        self._post = post
+        self._factory = factory
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._ready = threading.Event()
+        self.session: Any = None
+        self.created: Any = None
+
+    # -- thread body ------------------------------------------------------------------------------
+
+    def run(self) -> None:
+        """Body of the agent worker thread: build the session, then serve calls until stopped."""
+        loop = asyncio.new_event_loop()
+        asyncio.set_event_loop(loop)
+        self._loop = loop
+        try:
+            loop.run_until_complete(self._start())
+            self._ready.set()
+            loop.run_forever()
+        finally:
+            self._ready.set()
+            try:
+                if self.session is not None:
+                    self.session.dispose()
+                pending = [t for t in asyncio.all_tasks(loop) if not t.done()]
+                for task in pending:
+                    task.cancel()
+                if pending:
+                    loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
+            finally:
+                loop.close()
+
+    async def _start(self) -> None:
+        try:
+            created = await self._factory()
+        except Exception as exc:
+            self._post(SessionReady(None, str(exc) or type(exc).__name__))
+            return
+        self.created = created
+        self.session = created.session
+        self.session.subscribe(lambda event: self._post(SessionEvent(event)))
+        self._post(SessionReady(created))
+
+    # -- calls from the UI thread -----------------------------------------------------------------
+
+    def wait_ready(self, timeout: float | None = None) -> bool:
+        return self._ready.wait(timeout)
+
+    def call(self, fn: Callable[[Any], Any]) -> Future[Any] | None:
+        """Run ``fn(session)`` (sync or async) on the agent loop; failures are posted, not raised."""
+        loop = self._loop
+        if loop is None or self.session is None or loop.is_closed():
+            return None
+
+        async def invoke() -> Any:
+            try:
+                result = fn(self.session)
+                if asyncio.iscoroutine(result):
+                    result = await result
+                return result
+            except Exception as exc:
+                self._post(SessionCallFailed(str(exc) or type(exc).__name__))
+                return None
+
+        return asyncio.run_coroutine_threadsafe(invoke(), loop)
+
+    def abort(self) -> None:
+        loop = self._loop
+        if loop is not None and self.session is not None and not loop.is_closed():
+            loop.call_soon_threadsafe(self.session.abort)
+
+    def stop(self) -> None:
+        loop = self._loop
+        if loop is not None and not loop.is_closed():
+            loop.call_soon_threadsafe(loop.stop)

@@ -1,0 +1,39 @@
+"""A session factory for TUI tests: the real ``AgentSession`` over the scripted provider."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any
+
+from pi_app.ai.auth import InMemoryCredentialStore
+from pi_app.ai.testing import fake_provider
+
+
+def fake_session_factory(
+    cwd: str, script: Sequence[Any] = (), *, with_model: bool = True
+) -> tuple[Callable[[], Awaitable[Any]], Any]:
+    """Returns ``(factory, provider)``; the factory must run on the agent loop (the bridge does that)."""
+    provider = fake_provider(script=list(script))
+
+    async def factory() -> Any:
+        from pi_app.coding.models.registry import ModelRegistry
+        from pi_app.coding.session.manager import SessionManager
+        from pi_app.coding.settings import SettingsManager
+
+        from pi_app.coding.sdk import create_agent_session
+
+        registry = ModelRegistry(InMemoryCredentialStore(), None)
+        model = None
+        if with_model:
+            registry.models.set_provider(provider)
+            model = provider.get_models()[0]
+        return await create_agent_session(
+            cwd,
+            session_manager=SessionManager.in_memory(cwd),
+            settings_manager=SettingsManager.in_memory(),
+            model_registry=registry,
+            model=model,
+            no_context_files=True,
+        )
+
+    return factory, provider
