@@ -118,7 +118,7 @@ async def build_session(options: LaunchOptions, *, stream_fn: Any = None) -> Any
     from pi_app.coding import paths
     from pi_app.coding.auth_storage import AuthStorage
     from pi_app.coding.models.registry import ModelRegistry
-    from pi_app.coding.models.resolver import no_models_message, resolve_cli_model
+    from pi_app.coding.models.resolver import resolve_cli_model
     from pi_app.coding.sdk import create_agent_session
     from pi_app.coding.settings import SettingsManager
 
@@ -157,7 +157,7 @@ async def build_session(options: LaunchOptions, *, stream_fn: Any = None) -> Any
         stream_fn=stream_fn,
     )
     if created.session.model is None and (options.print or options.mode == "json"):
-        raise LaunchError(no_models_message())
+        raise LaunchError(created.session.no_model_message)
     if options.name:
         created.session.set_session_name(options.name)
     return created

@@ -31,19 +31,6 @@ class CreatedSession:
     model_fallback_message: str | None = None
 
 
-def _load_text_or_file(value: str, cwd: str) -> str:
-    """``--system-prompt`` / ``--append-system-prompt`` take text or a file path."""
-    candidate = Path(paths.expand_user(value))
-    if not candidate.is_absolute():
-        candidate = Path(cwd) / candidate
-    try:
-        if len(value) < 4096 and candidate.is_file():
-            return candidate.read_text(encoding="utf-8")
-    except OSError:
-        pass
-    return value
-
-
 def build_tool_definitions(cwd: str, tools: Sequence[str] | None, no_tools: bool) -> list[Any]:
     from pi_app.coding.tools import DEFAULT_ACTIVE_TOOLS, create_builtin_tools
 
@@ -131,25 +118,31 @@ async def create_agent_session(
 
     context = session_manager.build_session_context()
     fallback_message: str | None = None
+    continuing = continuing or bool(context.messages)
     if model is None:
         from pi_app.coding.models.resolver import find_initial_model
 
         found = await find_initial_model(
             model_registry,
-            settings_manager,
-            session_model=context.model if (continuing or context.messages) else None,
+            is_continuing=continuing,
+            session_model=context.model,
+            default_provider=settings_manager.get_default_provider(),
+            default_model=settings_manager.get_default_model(),
+            default_thinking_level=settings_manager.get_default_thinking_level(),
         )
         model = found.model
-        fallback_message = found.fallback_message
-        if thinking_level is None and found.thinking_level:
-            thinking_level = found.thinking_level
+        warnings.extend(found.warnings)
+        if found.source == "session" and found.message and not found.message.startswith("Restored"):
+            fallback_message = found.message
 
-    level = thinking_level or context_level(context, settings_manager)
+    level = thinking_level or context_level(context, settings_manager, continuing)
     level = clamp_level(model, level)
 
     tool_definitions = build_tool_definitions(cwd, tools, no_tools)
-    custom = _load_text_or_file(system_prompt, cwd) if system_prompt else None
-    appended = [_load_text_or_file(a, cwd) for a in append_system_prompt]
+    from pi_app.coding.resources.context_files import resolve_cli_text
+
+    custom = resolve_cli_text(system_prompt, cwd, warnings.append) if system_prompt else None
+    appended = [resolve_cli_text(a, cwd, warnings.append) for a in append_system_prompt]
     prompt_text = build_system_prompt_for(
         cwd, agent_path, tool_definitions, custom, appended, no_context_files
     )
@@ -183,6 +176,7 @@ async def create_agent_session(
 
     from pi_app.coding.models.resolver import no_models_message
 
+    models_json = getattr(model_registry, "models_json_path", None) or (agent_path / "models.json")
     session = AgentSession(
         agent=agent,
         session_manager=session_manager,
@@ -190,7 +184,7 @@ async def create_agent_session(
         model_registry=model_registry,
         cwd=cwd,
         tool_definitions=tool_definitions,
-        no_model_message=no_models_message(),
+        no_model_message=no_models_message(models_json),
     )
     if model is not None and not session_manager.get_entries():
         session_manager.append_model_change(model.provider, model.id)
@@ -200,8 +194,8 @@ async def create_agent_session(
     return CreatedSession(session=session, warnings=warnings, model_fallback_message=fallback_message)
 
 
-def context_level(context: Any, settings_manager: Any) -> str:
+def context_level(context: Any, settings_manager: Any, continuing: bool) -> str:
     """The session's recorded level when resuming, else the saved default, else ``medium``."""
-    if getattr(context, "messages", None) and getattr(context, "thinking_level", None):
+    if continuing and getattr(context, "thinking_level", None):
         return context.thinking_level
     return settings_manager.get_default_thinking_level() or "medium"

@@ -21,7 +21,7 @@ async def run_json_mode(
     session: Any, first_text: str | None, images: Sequence[Any], more: Sequence[str]
 ) -> int:
     out = sys.stdout
-    out.write(encode_line(session.session_manager.get_header()))
+    out.write(encode_line(session.session_manager.get_header().raw))
 
     def write(event: Any) -> None:
         out.write(event_line(event))

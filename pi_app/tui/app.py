@@ -49,6 +49,11 @@ class MainScreen(Screen[None], inherit_bindings=False):
         yield PromptEditor(id="editor")
         yield Footer(app.cwd, id="footer")
 
+    def on_mount(self) -> None:
+        app = self.app
+        assert isinstance(app, PiApp)
+        app.start_session()
+
 
 class PiApp(App[int], inherit_bindings=False):
     ENABLE_COMMAND_PALETTE = False
@@ -105,8 +110,10 @@ class PiApp(App[int], inherit_bindings=False):
     def footer(self) -> Footer:
         return self.screen.query_one(Footer)
 
-    def on_mount(self) -> None:
+    def start_session(self) -> None:
+        """Called once the main screen is composed: show the header and start the agent thread."""
         self.transcript.add_header(f"pi v{__version__}\n{HEADER_HINTS}")
+        self.editor.cursor_blink = self.animate  # a blinking caret makes screenshots nondeterministic
         self.editor.focus()
         self.run_worker(self.bridge.run, thread=True, group="agent", exit_on_error=False, name="agent")
         if self.animate:

@@ -17,10 +17,9 @@ def fake_session_factory(
 
     async def factory() -> Any:
         from pi_app.coding.models.registry import ModelRegistry
+        from pi_app.coding.sdk import create_agent_session
         from pi_app.coding.session.manager import SessionManager
         from pi_app.coding.settings import SettingsManager
-
-        from pi_app.coding.sdk import create_agent_session
 
         registry = ModelRegistry(InMemoryCredentialStore(), None)
         model = None

@@ -20,7 +20,7 @@ async def _wait_for(pilot, condition, timeout: float = 10.0) -> None:
 
 async def test_typed_prompt_streams_answer_into_transcript(tmp_path) -> None:
     factory, provider = fake_session_factory(
-        str(tmp_path), [[text("Hello from the ", chunks=3), delay(0.05), text("fake model.")]]
+        str(tmp_path), [[text("Hello from the fake model.", chunks=6), delay(0.05)]]
     )
     app = PiApp(session_factory=factory, cwd=str(tmp_path), animate=False)
     async with app.run_test(size=(100, 30)) as pilot:
