@@ -93,3 +93,29 @@ def test_normalisation_order_and_line_count():
     normalized = normalize_for_fuzzy_match(text)
     assert normalized == "\"quoted\" - 'x'\nA B\ncafé"
     assert normalized.count("\n") == text.count("\n")
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet=st.sampled_from("ab \t\n\u0301\u00a0\u2019\u201c\uff21\u3000\ufeff\u2014e\u2028"), max_size=40))
+def test_normalisation_is_linewise_and_keeps_newlines(text):
+    whole = normalize_for_fuzzy_match(text)
+    assert whole == "\n".join(normalize_for_fuzzy_match(line) for line in text.split("\n"))
+    assert whole.count("\n") == text.count("\n")
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.sampled_from(["a", "b", "c", ""]), max_size=30), st.lists(st.sampled_from(["a", "b", "x"]), max_size=30))
+def test_display_diff_reconstructs_both_sides(old_lines, new_lines):
+    old, new = "\n".join(old_lines), "\n".join(new_lines)
+    diff, first = generate_diff_string(old, new, context_lines=10**6)  # no elision
+    rows = diff.split("\n") if diff else []
+    if old != new:  # the display diff shows lines, so a final newline is not visible
+        assert first is not None
+        assert "\n".join(_body(r) for r in rows if r[:1] in " -") == old.removesuffix("\n")
+        assert "\n".join(_body(r) for r in rows if r[:1] in " +") == new.removesuffix("\n")
+
+
+def _body(row: str) -> str:
+    """The text of a display-diff row: after the sign, the right-aligned number and one space."""
+    rest = row[1:].lstrip(" ")
+    return rest.split(" ", 1)[1] if " " in rest else ""

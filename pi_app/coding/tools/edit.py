@@ -22,6 +22,7 @@ from pi_app.coding.tools.definition import ToolDefinition, ToolParams, text_resu
 from pi_app.coding.tools.edit_diff import (
     Edit,
     EditError,
+    LineDiff,
     apply_edits_to_normalized_content,
     detect_line_ending,
     generate_diff_string,
@@ -200,10 +201,11 @@ def create_edit_tool_definition(cwd: str, operations: Any = None) -> ToolDefinit
             raise EditError(f"Could not edit file: {path}. Error code: {errno_name(exc)}.") from exc
         raise_if_aborted(signal)
 
-        diff, first_changed = generate_diff_string(old, new)
+        line_diff = LineDiff.of(old, new)
+        diff, first_changed = generate_diff_string(old, new, line_diff=line_diff)
         details = {
             "diff": diff,
-            "patch": generate_unified_patch(path, old, new),
+            "patch": generate_unified_patch(path, old, new, line_diff=line_diff),
             "firstChangedLine": first_changed,
         }
         return text_result(f"Successfully replaced {len(edits)} block(s) in {path}.", details)

@@ -18,15 +18,13 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-_TRAILING_WS = re.compile(r"[\s\ufeff]+$")
-_FUZZY_TABLE = str.maketrans(
-    {
-        **dict.fromkeys(map(ord, "\u2018\u2019\u201a\u201b"), "'"),
-        **dict.fromkeys(map(ord, "\u201c\u201d\u201e\u201f"), '"'),
-        **dict.fromkeys([*range(0x2010, 0x2016), 0x2212], "-"),
-        **dict.fromkeys([0x00A0, *range(0x2002, 0x200B), 0x202F, 0x205F, 0x3000], " "),
-    }
-)
+_FUZZY_CHARS = {
+    **dict.fromkeys("\u2018\u2019\u201a\u201b", "'"),
+    **dict.fromkeys("\u201c\u201d\u201e\u201f", '"'),
+    **dict.fromkeys([*map(chr, range(0x2010, 0x2016)), "\u2212"], "-"),
+    **dict.fromkeys(["\u00a0", *map(chr, range(0x2002, 0x200B)), "\u202f", "\u205f", "\u3000"], " "),
+}
+_FUZZY_CHAR_RE = re.compile("[" + "".join(_FUZZY_CHARS) + "]")
 
 
 class EditError(ValueError):
@@ -51,15 +49,26 @@ def detect_line_ending(text: str) -> str:
     return "\n"
 
 
-def _normalize_line(line: str) -> str:
-    line = unicodedata.normalize("NFKC", line)
-    line = _TRAILING_WS.sub("", line)
-    return line.translate(_FUZZY_TABLE)
+def _strip_trailing(line: str) -> str:
+    """Drop trailing Unicode whitespace, U+FEFF included (``str.rstrip`` alone keeps it)."""
+    line = line.rstrip()
+    while line.endswith("\ufeff"):
+        line = line[:-1].rstrip()
+    return line
 
 
 def normalize_for_fuzzy_match(text: str) -> str:
-    """NFKC, strip trailing whitespace per line, straighten quotes/dashes, plain spaces."""
-    return "\n".join(_normalize_line(line) for line in text.split("\n"))
+    """NFKC, strip trailing whitespace per line, straighten quotes/dashes, plain spaces.
+
+    Works on the whole text at once (``"\n"`` is a normalisation boundary, so this equals doing it
+    line by line) and never adds or removes a ``"\n"``.
+    """
+    if not text.isascii():
+        text = unicodedata.normalize("NFKC", text)
+    text = "\n".join([_strip_trailing(line) for line in text.split("\n")])
+    if text.isascii():
+        return text
+    return _FUZZY_CHAR_RE.sub(lambda m: _FUZZY_CHARS[m.group()], text)
 
 
 @dataclass
@@ -216,6 +225,63 @@ def apply_edits_to_normalized_content(content: str, edits: Sequence[Edit], path:
 # --- diffs -----------------------------------------------------------------------------------------
 
 
+Opcode = tuple[str, int, int, int, int]
+
+
+def _opcodes(a: list[str], b: list[str]) -> list[Opcode]:
+    """``SequenceMatcher`` opcodes, computed only on the region between the common prefix and
+    suffix (an edit of one line in a 400k-line file stays fast)."""
+    limit = min(len(a), len(b))
+    prefix = 0
+    while prefix < limit and a[prefix] == b[prefix]:
+        prefix += 1
+    suffix = 0
+    while suffix < limit - prefix and a[-1 - suffix] == b[-1 - suffix]:
+        suffix += 1
+    middle = difflib.SequenceMatcher(
+        None, a[prefix : len(a) - suffix], b[prefix : len(b) - suffix], autojunk=False
+    )
+    codes: list[Opcode] = []
+    if prefix:
+        codes.append(("equal", 0, prefix, 0, prefix))
+    for tag, i1, i2, j1, j2 in middle.get_opcodes():
+        codes.append((tag, i1 + prefix, i2 + prefix, j1 + prefix, j2 + prefix))
+    if suffix:
+        codes.append(("equal", len(a) - suffix, len(a), len(b) - suffix, len(b)))
+    merged: list[Opcode] = []
+    for code in codes:  # adjacent "equal" runs (prefix + first middle block) become one
+        if merged and code[0] == "equal" and merged[-1][0] == "equal":
+            last = merged.pop()
+            code = ("equal", last[1], code[2], last[3], code[4])
+        merged.append(code)
+    return merged
+
+
+def _hunks(codes: list[Opcode], context: int) -> list[list[Opcode]]:
+    """Group changes with up to ``context`` unchanged lines around them (unified-diff hunks)."""
+    if not codes or all(c[0] == "equal" for c in codes):
+        return []
+    codes = list(codes)
+    if codes[0][0] == "equal":
+        _tag, i1, i2, j1, j2 = codes[0]
+        codes[0] = ("equal", max(i1, i2 - context), i2, max(j1, j2 - context), j2)
+    if codes[-1][0] == "equal":
+        _tag, i1, i2, j1, j2 = codes[-1]
+        codes[-1] = ("equal", i1, min(i2, i1 + context), j1, min(j2, j1 + context))
+    hunks: list[list[Opcode]] = []
+    current: list[Opcode] = []
+    for tag, i1, i2, j1, j2 in codes:
+        if tag == "equal" and i2 - i1 > 2 * context and current:
+            current.append(("equal", i1, i1 + context, j1, j1 + context))
+            hunks.append(current)
+            current = [("equal", i2 - context, i2, j2 - context, j2)]
+            continue
+        current.append((tag, i1, i2, j1, j2))
+    if current and not (len(current) == 1 and current[0][0] == "equal"):
+        hunks.append(current)
+    return hunks
+
+
 def _split_keep(text: str) -> list[str]:
     return text.splitlines(keepends=True) if text else []
 
@@ -224,12 +290,29 @@ def _strip_eol(line: str) -> str:
     return line[:-1] if line.endswith("\n") else line
 
 
-def generate_diff_string(old: str, new: str, context_lines: int = 4) -> tuple[str, int | None]:
+@dataclass
+class LineDiff:
+    """Both sides split into lines (newlines kept) and the opcodes between them."""
+
+    old: str
+    new: str
+    old_lines: list[str]
+    new_lines: list[str]
+    opcodes: list[Opcode]
+
+    @classmethod
+    def of(cls, old: str, new: str) -> LineDiff:
+        old_lines, new_lines = _split_keep(old), _split_keep(new)
+        return cls(old, new, old_lines, new_lines, _opcodes(old_lines, new_lines))
+
+
+def generate_diff_string(
+    old: str, new: str, context_lines: int = 4, line_diff: LineDiff | None = None
+) -> tuple[str, int | None]:
     """A line-numbered display diff and the new-file line number of the first change."""
-    old_lines, new_lines = _split_keep(old), _split_keep(new)
+    line_diff = line_diff or LineDiff.of(old, new)
+    old_lines, new_lines, opcodes = line_diff.old_lines, line_diff.new_lines, line_diff.opcodes
     width = len(str(max(old.count("\n") + 1, new.count("\n") + 1)))
-    matcher = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False)
-    opcodes = matcher.get_opcodes()
     out: list[str] = []
     first_changed: int | None = None
     elision = f" {' ' * width} ..."
@@ -272,18 +355,20 @@ def _hunk_range(start: int, count: int) -> str:
     return f"{start + 1 if count else start},{count}"
 
 
-def generate_unified_patch(path: str, old: str, new: str, context_lines: int = 4) -> str:
+def generate_unified_patch(
+    path: str, old: str, new: str, context_lines: int = 4, line_diff: LineDiff | None = None
+) -> str:
     """A standard unified diff (``--- path`` / ``+++ path``) that ``patch -p0`` / ``git apply`` accept."""
-    old_lines, new_lines = _split_keep(old), _split_keep(new)
+    line_diff = line_diff or LineDiff.of(old, new)
+    old_lines, new_lines, opcodes = line_diff.old_lines, line_diff.new_lines, line_diff.opcodes
     out = [f"--- {path}", f"+++ {path}"]
-    matcher = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False)
 
     def emit(prefix: str, line: str) -> None:
         out.append(prefix + _strip_eol(line))
         if not line.endswith("\n"):
             out.append("\\ No newline at end of file")
 
-    for group in matcher.get_grouped_opcodes(context_lines):
+    for group in _hunks(opcodes, context_lines):
         i1, i2, j1, j2 = group[0][1], group[-1][2], group[0][3], group[-1][4]
         out.append(f"@@ -{_hunk_range(i1, i2 - i1)} +{_hunk_range(j1, j2 - j1)} @@")
         for tag, a1, a2, b1, b2 in group:

@@ -88,7 +88,11 @@ class _Collector:
 
 
 def _relative(path: str, root: str) -> str:
-    rel = os.path.relpath(path, root) if os.path.isabs(path) else path
+    prefix = root.rstrip(os.sep) + os.sep
+    if path.startswith(prefix):
+        rel = path[len(prefix) :]
+    else:
+        rel = os.path.relpath(path, root) if os.path.isabs(path) else path
     return display_text(to_posix(rel)).removeprefix("./")
 
 
