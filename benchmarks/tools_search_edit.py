@@ -94,15 +94,27 @@ def bench_search(root: Path, repeats: int) -> None:
     base = timed(rg_grep, repeats)
     report("rg --json (baseline)", base, base)
     grep_params = {"pattern": "needle", "limit": grep_limit}
-    report("grep tool, native", timed(with_backend("native", lambda: run_tool(grep, grep_params)), repeats), base)
-    report("grep tool, python fallback", timed(with_backend("python", lambda: run_tool(grep, grep_params)), 1), base)
+    report(
+        "grep tool, native", timed(with_backend("native", lambda: run_tool(grep, grep_params)), repeats), base
+    )
+    report(
+        "grep tool, python fallback",
+        timed(with_backend("python", lambda: run_tool(grep, grep_params)), 1),
+        base,
+    )
 
     print(f"find '**/*.py' ({listed} matching files; the tool's text stops at 50KB)")
     base = timed(rg_files, repeats)
     report("rg --files (baseline)", base, base)
     find_params = {"pattern": "**/*.py", "limit": grep_limit}
-    report("find tool, native", timed(with_backend("native", lambda: run_tool(find, find_params)), repeats), base)
-    report("find tool, python fallback", timed(with_backend("python", lambda: run_tool(find, find_params)), 1), base)
+    report(
+        "find tool, native", timed(with_backend("native", lambda: run_tool(find, find_params)), repeats), base
+    )
+    report(
+        "find tool, python fallback",
+        timed(with_backend("python", lambda: run_tool(find, find_params)), 1),
+        base,
+    )
 
 
 def bench_edit(directory: Path, repeats: int) -> None:
@@ -123,7 +135,9 @@ def bench_edit(directory: Path, repeats: int) -> None:
         return lambda: path.write_text(content)
 
     def run_edit(old: str) -> Callable[[], object]:
-        return lambda: run_tool(edit, {"path": "big.txt", "edits": [{"oldText": old, "newText": "CHANGED\n"}]})
+        return lambda: run_tool(
+            edit, {"path": "big.txt", "edits": [{"oldText": old, "newText": "CHANGED\n"}]}
+        )
 
     def measure(setup: Callable[[], None], action: Callable[[], object]) -> float:
         samples = []

@@ -96,7 +96,12 @@ def test_normalisation_order_and_line_count():
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.text(alphabet=st.sampled_from("ab \t\n\u0301\u00a0\u2019\u201c\uff21\u3000\ufeff\u2014e\u2028"), max_size=40))
+@given(
+    st.text(
+        alphabet=st.sampled_from("ab \t\n\u0301\u00a0\u2019\u201c\uff21\u3000\ufeff\u2014e\u2028"),
+        max_size=40,
+    )
+)
 def test_normalisation_is_linewise_and_keeps_newlines(text):
     whole = normalize_for_fuzzy_match(text)
     assert whole == "\n".join(normalize_for_fuzzy_match(line) for line in text.split("\n"))
@@ -104,7 +109,10 @@ def test_normalisation_is_linewise_and_keeps_newlines(text):
 
 
 @settings(max_examples=100, deadline=None)
-@given(st.lists(st.sampled_from(["a", "b", "c", ""]), max_size=30), st.lists(st.sampled_from(["a", "b", "x"]), max_size=30))
+@given(
+    st.lists(st.sampled_from(["a", "b", "c", ""]), max_size=30),
+    st.lists(st.sampled_from(["a", "b", "x"]), max_size=30),
+)
 def test_display_diff_reconstructs_both_sides(old_lines, new_lines):
     old, new = "\n".join(old_lines), "\n".join(new_lines)
     diff, first = generate_diff_string(old, new, context_lines=10**6)  # no elision
