@@ -28,15 +28,15 @@ def _forked() -> tuple[SessionManager, dict[str, str]]:
 
 def test_collect_walks_from_old_leaf_to_common_ancestor() -> None:
     sm, ids = _forked()
-    result = collect_entries_for_branch_summary(sm._by_id, ids["a3"], ids["a1"])
+    result = collect_entries_for_branch_summary(sm, ids["a3"], ids["a1"])
     assert result.common_ancestor_id == ids["a1"]
     assert [e.id for e in result.entries] == [ids["u2"], ids["a2"], ids["t2"], ids["a3"]]
-    assert collect_entries_for_branch_summary(sm._by_id, None, ids["a1"]).entries == []
+    assert collect_entries_for_branch_summary(sm, None, ids["a1"]).entries == []
 
 
 def test_prepare_skips_tool_results_and_collects_files() -> None:
     sm, ids = _forked()
-    entries = collect_entries_for_branch_summary(sm._by_id, ids["a3"], ids["a1"]).entries
+    entries = collect_entries_for_branch_summary(sm, ids["a3"], ids["a1"]).entries
     prepared = prepare_branch_entries(entries)
     assert [m.role for m in prepared.messages] == ["user", "assistant", "assistant"]
     assert prepared.file_ops.edited == {"src/x.py"}
@@ -46,7 +46,7 @@ def test_prepare_skips_tool_results_and_collects_files() -> None:
 
 async def test_generate_branch_summary_with_files_and_instructions() -> None:
     sm, ids = _forked()
-    entries = collect_entries_for_branch_summary(sm._by_id, ids["a3"], ids["a1"]).entries
+    entries = collect_entries_for_branch_summary(sm, ids["a3"], ids["a1"]).entries
     provider = fake_provider(script=[[text("## Goal\nedit x")], [text("custom only")]])
     req = SummaryRequest(model=fake_model(), stream_fn=provider.stream_simple)
     result = await generate_branch_summary(entries, req, custom_instructions="mention tests")
@@ -67,7 +67,7 @@ async def test_empty_branch_and_abort() -> None:
     req = SummaryRequest(model=fake_model(), stream_fn=fake_provider().stream_simple)
     assert (await generate_branch_summary([], req)).summary == "No content to summarize"
     sm, ids = _forked()
-    entries = collect_entries_for_branch_summary(sm._by_id, ids["a3"], ids["a1"]).entries
+    entries = collect_entries_for_branch_summary(sm, ids["a3"], ids["a1"]).entries
     controller = AbortController()
     provider = fake_provider(script=[[hang()]])
     req = SummaryRequest(model=fake_model(), stream_fn=provider.stream_simple, signal=controller.signal)

@@ -25,7 +25,7 @@ from pi_app.coding.compaction.summarize import (
     request_summary,
     summary_user_text,
 )
-from pi_app.coding.session.context import entry_to_message, path_to
+from pi_app.coding.session.context import entry_to_message
 from pi_app.coding.session.format import BranchSummaryEntry, CompactionEntry, MessageEntry, SessionEntry
 
 BRANCH_SUMMARY_MAX_TOKENS = 2048
@@ -71,22 +71,26 @@ class BranchSummaryResult:
 
 
 def collect_entries_for_branch_summary(
-    by_id: dict[str, SessionEntry], old_leaf_id: str | None, target_id: str | None
+    session: Any, old_leaf_id: str | None, target_id: str | None
 ) -> CollectEntriesResult:
-    if old_leaf_id is None or old_leaf_id not in by_id:
+    """Entries between the old leaf and the deepest common ancestor with the target, oldest first.
+
+    ``session`` is anything with ``get_entry(id)`` and ``get_branch(id)`` (a ``SessionManager``).
+    """
+    if old_leaf_id is None or session.get_entry(old_leaf_id) is None:
         return CollectEntriesResult([], None)
-    old_path_ids = {e.id for e in path_to(old_leaf_id, by_id)}
+    old_path_ids = {e.id for e in session.get_branch(old_leaf_id)}
     common: str | None = None
-    for entry in path_to(target_id, by_id) if target_id is not None else []:
+    for entry in session.get_branch(target_id) if target_id is not None else []:
         if entry.id in old_path_ids:
             common = entry.id
     collected: list[SessionEntry] = []
-    current = by_id.get(old_leaf_id)
+    current = session.get_entry(old_leaf_id)
     seen: set[str] = set()
     while current is not None and current.id != common and current.id not in seen:
         seen.add(current.id)
         collected.append(current)
-        current = by_id.get(current.parent_id) if current.parent_id is not None else None
+        current = session.get_entry(current.parent_id) if current.parent_id is not None else None
     collected.reverse()
     return CollectEntriesResult(collected, common)
 
