@@ -15,6 +15,7 @@ from .conftest import Dirs
 
 
 def loader(dirs: Dirs, settings: dict | None = None, **kw) -> ResourceLoader:
+    kw.setdefault("trust", TrustPolicy(trusted=True))  # as with --approve
     return ResourceLoader(dirs.project, agent_dir=dirs.agent, settings=settings or {}, **kw)
 
 
@@ -85,7 +86,7 @@ async def test_agents_skills_in_ancestors_up_to_the_git_root(dirs: Dirs) -> None
     dirs.skill(dirs.project / "pkg" / ".agents" / "skills", "in-pkg")
     dirs.skill(dirs.root / ".agents" / "skills", "above-git-root")
     dirs.skill(dirs.agent.parent.parent / ".agents" / "skills", "home-wide")
-    res = ResourceLoader(cwd, agent_dir=dirs.agent, settings={})
+    res = ResourceLoader(cwd, agent_dir=dirs.agent, settings={}, trust=TrustPolicy(trusted=True))
     await res.reload()
     assert sorted(s.name for s in res.get_skills().items) == ["at-root", "home-wide", "in-pkg"]
 
@@ -343,3 +344,58 @@ async def test_context_files_order(dirs: Dirs) -> None:
     assert paths[0] == str(dirs.agent / "AGENTS.md")
     assert paths[-2:] == [str(dirs.project / "CLAUDE.md"), str(src / "AGENTS.md")]
     assert res.get_context_file_warnings() == []
+
+
+async def test_real_trust_policy_with_default_never_and_approve(dirs: Dirs) -> None:
+    """Scenario 17 with trust.json and defaultProjectTrust: "never" (the real policy)."""
+    from pi_app.coding.resources.loader import ProjectTrustPolicy
+    from pi_app.coding.trust import TrustStore
+
+    marker = dirs.root / "marker"
+    dirs.write(
+        dirs.project / ".pi" / "extensions" / "evil.py",
+        f"from pathlib import Path\nPath({str(marker)!r}).write_text('x')\ndef setup(pi):\n    pass\n",
+    )
+    settings = {"global": {"defaultProjectTrust": "never"}}
+    res = ResourceLoader(dirs.project, agent_dir=dirs.agent, settings=settings)
+    await res.reload()
+    assert not marker.exists() and res.project_trusted is False
+
+    store = TrustStore(dirs.agent / "trust.json")
+    res = ResourceLoader(
+        dirs.project, agent_dir=dirs.agent, settings=settings, trust=ProjectTrustPolicy(store, approve=True)
+    )
+    await res.reload()
+    assert marker.exists() and res.project_trusted is True
+    assert not (dirs.agent / "trust.json").exists()  # --approve is never saved
+
+
+async def test_real_trust_policy_asks_and_saves(dirs: Dirs) -> None:
+    from pi_app.coding.resources.loader import ProjectTrustPolicy
+    from pi_app.coding.trust import TrustStore
+
+    dirs.skill(dirs.project / ".pi" / "skills", "proj")
+    asked: list[str] = []
+
+    async def ask(cwd: str) -> bool:
+        asked.append(cwd)
+        return True
+
+    store = TrustStore(dirs.agent / "trust.json")
+    res = ResourceLoader(
+        dirs.project, agent_dir=dirs.agent, settings={}, trust=ProjectTrustPolicy(store, ask=ask)
+    )
+    await res.reload()
+    assert asked == [str(dirs.project)] and res.project_trusted
+    assert store.decision_for(dirs.project) is True
+    res = ResourceLoader(
+        dirs.project, agent_dir=dirs.agent, settings={}, trust=ProjectTrustPolicy(store, ask=ask)
+    )
+    await res.reload()
+    assert len(asked) == 1  # saved decision, no second question
+
+    quiet = ProjectTrustPolicy(TrustStore(dirs.root / "other.json"))
+    res = ResourceLoader(dirs.project, agent_dir=dirs.agent, settings={}, trust=quiet)
+    await res.reload()
+    assert res.project_trusted is False
+    assert quiet.notice is not None and "--approve" in quiet.notice

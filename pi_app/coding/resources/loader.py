@@ -169,23 +169,62 @@ class TrustPolicy:
         self._needs = False
 
 
-def has_gated_project_resources(cwd: str | Path) -> bool:
-    """R-TRUST-04: project ``.pi`` resources or ``.agents/skills`` in cwd/ancestors exist."""
-    base = paths.project_config_dir(cwd)
-    names = (
-        "settings.json",
-        "extensions",
-        "skills",
-        "prompts",
-        "themes",
-        "SYSTEM.md",
-        "APPEND_SYSTEM.md",
-        "git",
-        "npm",
-    )
-    if any((base / name).exists() for name in names):
-        return True
-    return any(d.is_dir() for d in agents_skill_dirs(Path(os.path.abspath(cwd))))
+class ProjectTrustPolicy:
+    """The real policy over ``pi_app.coding.trust`` (``trust.json``, ``defaultProjectTrust``).
+
+    ``ask`` is an async callback the TUI supplies (``ask(cwd) -> bool``); its answer is saved. In
+    non-interactive modes an undecided project stays untrusted and ``notice`` holds the one line
+    naming ``--approve``.
+    """
+
+    def __init__(
+        self,
+        store: Any = None,
+        *,
+        default_trust: str = "ask",
+        approve: bool = False,
+        ask: Callable[[str], Awaitable[bool]] | None = None,
+    ) -> None:
+        from pi_app.coding.trust import TrustStore
+
+        self.store = store if store is not None else TrustStore()
+        self.default_trust = default_trust if default_trust in ("ask", "always", "never") else "ask"
+        self.approve = approve
+        self.ask = ask
+        self.notice: str | None = None
+        self._decided: bool | None = None
+
+    def needs_decision(self, cwd: str) -> bool:
+        from pi_app.coding.trust import has_trust_requiring_resources
+
+        if self.approve or self._decided is not None or not has_trust_requiring_resources(cwd):
+            return False
+        return self.store.decision_for(cwd) is None
+
+    def decide(self, cwd: str, trusted: bool, remember: bool) -> None:
+        self._decided = trusted
+        if remember:
+            self.store.save(cwd, trusted)
+
+    async def is_trusted(self, cwd: str) -> bool:
+        from pi_app.coding.trust import decide_project_trust
+
+        if self._decided is not None and not self.approve:
+            return self._decided
+        decision = decide_project_trust(
+            cwd,
+            self.store,
+            self.default_trust,  # type: ignore[arg-type]
+            self.approve,
+            interactive=self.ask is not None,
+        )
+        if decision.needs_prompt and self.ask is not None:
+            answer = bool(await self.ask(cwd))
+            self.store.save(cwd, answer)
+            self._decided = answer
+            return answer
+        self.notice = decision.notice
+        return decision.trusted
 
 
 TrustDecider = Callable[[LoadExtensionsResult], Awaitable[bool]]
@@ -231,7 +270,14 @@ class ResourceLoader:
         self.cwd = Path(os.path.abspath(cwd))
         self.agent_dir = Path(agent_dir) if agent_dir is not None else paths.agent_dir()
         self.settings = settings
-        self.trust = trust if trust is not None else TrustPolicy()
+        if trust is None:
+            from pi_app.coding.trust import TrustStore
+
+            trust = ProjectTrustPolicy(
+                TrustStore(self.agent_dir / "trust.json"),
+                default_trust=str(self._scope_settings("global").get("defaultProjectTrust", "ask")),
+            )
+        self.trust = trust
         self.trust_decider = trust_decider
         self.mode = mode
         self.ui = ui
