@@ -1,223 +1,442 @@
-"""The conversation transcript: an ordered list of blocks that follows the tail while streaming.
+"""The conversation transcript: a Line-API scroll view over a list of blocks (spec 60 §3.2).
 
-Blocks: the start-up header, user messages, assistant messages (Markdown, thinking shown dim and
-italic), tool executions (title plus output preview), and one-line status/warning/error notes.
-Streaming text is coalesced: deltas mark a block dirty and the block repaints at most once per
-frame (``FRAME_INTERVAL``), so typing stays responsive while a reply streams (R-TUI-05).
+How it stays cheap however long the conversation gets:
+
+* Blocks (``pi_app/tui/blocks``) render themselves to strips and cache them per (width, theme
+  version, block version, expanded). The transcript keeps one height per block and a prefix-sum
+  index of block start rows; ``render_line(y)`` finds the block by bisection and returns the
+  block's cached strip. Only rows on screen are ever asked for (R-TR-01).
+* Heights are *exact* (measured at the current width and theme) or *estimated*. Appends and width
+  or theme changes only estimate; just before each paint ``render_lines`` measures the blocks
+  that intersect the viewport (from the bottom when following the tail, from the top row
+  otherwise, so the top line never jumps). Ten thousand blocks cost what the visible ten cost.
+* Changing a block re-measures only that block and re-indexes from it onward; streaming deltas
+  are coalesced to one re-render per frame (``FRAME_INTERVAL``, R-TUI-05) and the assistant block
+  re-renders only its unstable markdown tail (R-TR-02, R-TR-09).
+* Follow mode (R-TR-03): the view follows the tail while it is at the bottom; a user scroll away
+  from the bottom stops following and updates never move the viewport; returning to the bottom
+  (``scroll_bottom``) follows again.
+
+The public methods used by the app (``add_header``, ``add_user``, ``add_note``,
+``start_assistant``, ``update_assistant``, ``end_assistant``, ``tool_started``,
+``tool_updated``, ``clear_blocks``) build the block kinds; ``append_block`` / ``refresh_block``
+are the generic entry points for new kinds.
 """
 
 from __future__ import annotations
 
+import math
+from bisect import bisect_right
+from collections.abc import Iterable, Sequence
 from typing import Any
 
-from rich.console import Group, RenderableType
-from rich.markdown import Markdown
-from rich.text import Text
-from textual.containers import VerticalScroll
-from textual.widgets import Static
+from textual.geometry import Region, Size
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+from textual.timer import Timer
 
-from pi_app.ai.types import TextContent, ThinkingContent, ToolCall
+from pi_app.ai.types import ToolCall
+from pi_app.tui.blocks import AssistantBlock, Block, HeaderBlock, NoteBlock, ToolBlock, UserBlock
+from pi_app.tui.blocks.theme import FALLBACK_DARK, BlockTheme
 
 FRAME_INTERVAL = 1 / 60
-TOOL_PREVIEW_LINES = 10
+"""Streaming updates re-render at most once per this many seconds (R-TUI-05)."""
 
 
-class Block(Static):
-    """One transcript entry."""
-
-    DEFAULT_CSS = """
-    Block { padding: 0 1; margin: 1 0 0 0; }
-    """
-
-
-class HeaderBlock(Block):
-    DEFAULT_CSS = """
-    HeaderBlock { margin: 0; color: $text-muted; }
-    """
-
-
-class UserBlock(Block):
-    DEFAULT_CSS = """
-    UserBlock { background: $boost; color: $text; padding: 1 1; }
-    """
-
-    def __init__(self, text: str) -> None:
-        super().__init__(Text(text))
-
-
-class NoteBlock(Block):
-    """A status, warning or error line."""
+class Transcript(ScrollView, can_focus=False):
+    """Ordered blocks, rendered line by line; see the module docstring."""
 
     DEFAULT_CSS = """
-    NoteBlock.-error { color: $error; }
-    NoteBlock.-warning { color: $warning; }
-    NoteBlock.-status { color: $text-muted; }
+    Transcript {
+        height: 1fr;
+        overflow-x: hidden;
+        overflow-y: scroll;
+        scrollbar-gutter: stable;
+    }
     """
 
-    def __init__(self, text: str, kind: str = "status") -> None:
-        super().__init__(Text(text), classes=f"-{kind}")
-
-
-class AssistantBlock(Block):
-    """An assistant message; re-rendered from its content at most once per frame while streaming."""
-
-    def __init__(self) -> None:
-        super().__init__("")
-        self.message: Any = None
-        self._dirty = False
-        self.error_text: str | None = None
-
-    def update_message(self, message: Any) -> None:
-        self.message = message
-        if not self._dirty:
-            self._dirty = True
-            self.set_timer(FRAME_INTERVAL, self._flush)
-
-    def finish(self, message: Any) -> None:
-        self.message = message
-        if message.stop_reason == "aborted":
-            self.error_text = "Operation aborted"
-        elif message.stop_reason == "error":
-            self.error_text = f"Error: {message.error_message or 'unknown error'}"
-        self._dirty = False
-        self.update(self.render_message())
-
-    def _flush(self) -> None:
-        if self._dirty:
-            self._dirty = False
-            self.update(self.render_message())
-
-    def plain_text(self) -> str:
-        if self.message is None:
-            return ""
-        return "\n".join(b.text for b in self.message.content if isinstance(b, TextContent))
-
-    def render_message(self) -> RenderableType:
-        parts: list[RenderableType] = []
-        if self.message is not None:
-            for block in self.message.content:
-                if isinstance(block, TextContent) and block.text.strip():
-                    parts.append(Markdown(block.text))
-                elif isinstance(block, ThinkingContent) and block.thinking.strip():
-                    parts.append(Text(block.thinking, style="italic dim"))
-        if self.error_text:
-            parts.append(Text(self.error_text, style="red"))
-        return Group(*parts) if parts else Text("")
-
-
-class ToolBlock(Block):
-    """A tool call: ``$ command`` / ``read path`` title and a preview of its output."""
-
-    DEFAULT_CSS = """
-    ToolBlock { background: $panel; }
-    ToolBlock.-error { background: $error 20%; }
-    ToolBlock.-done { background: $success 10%; }
-    """
-
-    def __init__(self, call_id: str, name: str, args: Any) -> None:
-        super().__init__("")
-        self.call_id = call_id
-        self.tool_name = name
-        self.args = args or {}
-        self.output = ""
-        self.is_error = False
-        self.refresh_view()
-
-    def title(self) -> str:
-        args = self.args if isinstance(self.args, dict) else {}
-        if self.tool_name == "bash":
-            return f"$ {args.get('command', '')}"
-        target = args.get("path") or args.get("pattern") or ""
-        return f"{self.tool_name} {target}".rstrip()
-
-    def set_result(self, result: Any, is_error: bool | None = None, final: bool = False) -> None:
-        content = getattr(result, "content", None) or []
-        self.output = "".join(getattr(b, "text", "") for b in content)
-        if is_error is not None:
-            self.is_error = is_error
-        if final:
-            self.set_class(self.is_error, "-error")
-            self.set_class(not self.is_error, "-done")
-        self.refresh_view()
-
-    def refresh_view(self) -> None:
-        lines = self.output.rstrip("\n").splitlines()
-        shown = lines[-TOOL_PREVIEW_LINES:] if self.tool_name == "bash" else lines[:TOOL_PREVIEW_LINES]
-        body = Text("\n".join(shown))
-        hidden = len(lines) - len(shown)
-        parts: list[RenderableType] = [Text(self.title(), style="bold")]
-        if shown:
-            parts.append(Text(""))
-            parts.append(body)
-        if hidden > 0:
-            parts.append(Text(f"... ({hidden} more lines)", style="dim"))
-        self.update(Group(*parts))
-
-
-class Transcript(VerticalScroll):
-    """Follows the tail while the user is at the bottom; never moves the view otherwise."""
-
-    DEFAULT_CSS = """
-    Transcript { height: 1fr; scrollbar-gutter: stable; }
-    """
-
-    def __init__(self, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
+    def __init__(
+        self,
+        *,
+        theme: BlockTheme | None = None,
+        images: Any = None,
+        name: str | None = None,
+        id: str | None = None,
+        classes: str | None = None,
+    ) -> None:
+        super().__init__(name=name, id=id, classes=classes)
+        self.blocks: list[Block] = []
+        self._heights: list[int] = []
+        self._exact: list[bool] = []
+        self._starts: list[int] = [0]  # _starts[i] = first row of block i; _starts[-1] = total rows
+        self._valid_to = 0  # _starts[: _valid_to + 1] are correct
+        self._positions: dict[str, int] = {}
+        self._width = 0
+        self._theme: BlockTheme = theme or FALLBACK_DARK
+        self._measured_theme_version = self._theme.version
+        self._follow = True
+        self._dirty: dict[str, Block] = {}
+        self._flush_timer: Timer | None = None
+        self.images = images
+        """An ``ImageRenderer`` (``pi_app.tui.images``) for image parts; None shows text placeholders."""
         self.streaming: AssistantBlock | None = None
         self.tools: dict[str, ToolBlock] = {}
+        self.expand_all = False
+        self.hide_thinking = False
+        self.expand_hint = "ctrl+o"
+        """Key hint shown in collapsed previews (the app sets it from the effective keybindings)."""
 
-    def _append(self, block: Block) -> Block:
-        follow = self.is_vertical_scroll_end or self.max_scroll_y == 0
-        self.mount(block)
-        if follow:
-            self.call_after_refresh(self.scroll_end, animate=False)
+    # -- geometry -------------------------------------------------------------------------------
+
+    @property
+    def total_rows(self) -> int:
+        self._reindex()
+        return self._starts[-1]
+
+    @property
+    def following(self) -> bool:
+        """True while the view sticks to the bottom (R-TR-03)."""
+        return self._follow
+
+    @property
+    def render_theme(self) -> BlockTheme:
+        return self._theme
+
+    def set_render_theme(self, theme: BlockTheme) -> None:
+        """Use ``theme`` for every block; blocks re-render lazily as they come into view (R-TUI-06)."""
+        self._theme = theme
+        self.refresh()
+
+    def block_rows(self, block: Block) -> tuple[int, int]:
+        """(first row, height) of ``block`` in the virtual space."""
+        index = self._positions[block.key]
+        self._reindex()
+        return self._starts[index], self._heights[index]
+
+    def _content_width(self) -> int:
+        return max(0, self.scrollable_content_region.width)
+
+    def _reindex(self) -> None:
+        starts, heights = self._starts, self._heights
+        n = len(heights)
+        if self._valid_to >= n:
+            return
+        for i in range(self._valid_to, n):
+            starts[i + 1] = starts[i] + heights[i]
+        self._valid_to = n
+
+    def _set_height(self, index: int, height: int) -> bool:
+        if self._heights[index] == height:
+            return False
+        self._heights[index] = height
+        self._valid_to = min(self._valid_to, index)
+        return True
+
+    def _measure(self, index: int) -> bool:
+        """Render block ``index`` at the current width; True when its height changed."""
+        strips = self.blocks[index].render(self._width, self._theme)
+        self._exact[index] = True
+        return self._set_height(index, len(strips))
+
+    def _estimate(self, block: Block) -> int:
+        return max(0, block.estimate_height(max(1, self._width or 80)))
+
+    def _check_geometry(self) -> bool:
+        """Adopt a new width or theme: every height becomes an estimate. True when it changed."""
+        width = self._content_width()
+        if width <= 0:
+            return False
+        if width == self._width and self._theme.version == self._measured_theme_version:
+            return False
+        old_width = self._width
+        self._width = width
+        self._measured_theme_version = self._theme.version
+        for i, block in enumerate(self.blocks):
+            self._exact[i] = False
+            if old_width and self._heights[i]:
+                # a wrapped block grows roughly in proportion to the narrowing
+                self._heights[i] = max(1, math.ceil(self._heights[i] * old_width / width))
+            else:
+                self._heights[i] = self._estimate(block)
+        self._valid_to = 0
+        return True
+
+    def _settle(self) -> None:
+        """Make the heights of the blocks on screen exact, keeping the anchor row in place."""
+        changed = self._check_geometry()
+        if self._width <= 0 or not self.blocks:
+            if changed:
+                self._sync_virtual_size()
+            return
+        view_height = max(1, self.scrollable_content_region.height)
+        n = len(self.blocks)
+        if self._follow:
+            rows, i = 0, n - 1
+            while i >= 0 and rows < view_height:
+                if not self._exact[i]:
+                    changed |= self._measure(i)
+                rows += self._heights[i]
+                i -= 1
+        else:
+            self._reindex()
+            top = int(self.scroll_offset.y)
+            index = max(0, bisect_right(self._starts, top, 0, n) - 1)
+            rows = self._starts[index] - top
+            while index < n and rows < view_height:
+                if not self._exact[index]:
+                    changed |= self._measure(index)
+                rows += self._heights[index]
+                index += 1
+        if changed:
+            self._sync_virtual_size()
+            self.refresh()
+
+    def _sync_virtual_size(self) -> None:
+        self._reindex()
+        total = self._starts[-1]
+        self.virtual_size = Size(self._width, total)
+        if self._follow:
+            end = max(0, total - self.scrollable_content_region.height)
+            if int(self.scroll_offset.y) != end:
+                self.set_scroll(None, end)
+                if self.show_vertical_scrollbar:
+                    self.vertical_scrollbar.position = end
+
+    # -- Line API -------------------------------------------------------------------------------
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        self._settle()
+        return super().render_lines(crop)
+
+    def render_line(self, y: int) -> Strip:
+        width = self._width or self._content_width()
+        row = self.scroll_offset.y + y
+        self._reindex()
+        n = len(self.blocks)
+        if row < 0 or row >= self._starts[-1] or not n:
+            return Strip.blank(width, self.rich_style)
+        index = bisect_right(self._starts, row, 0, n) - 1
+        strips = self.blocks[index].render(width, self._theme)
+        offset = row - self._starts[index]
+        if offset >= len(strips):
+            return Strip.blank(width, self.rich_style)
+        return strips[offset].crop_extend(0, width, self.rich_style)
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        super().watch_scroll_y(old_value, new_value)
+        self._follow = round(new_value) >= self.max_scroll_y
+
+    def on_resize(self) -> None:
+        self.refresh()
+
+    # -- generic block management ---------------------------------------------------------------
+
+    def append_block(self, block: Block) -> Block:
+        """Add ``block`` at the end (height estimated until it is on screen)."""
+        if block.key in self._positions:
+            raise ValueError(f"duplicate transcript block key: {block.key}")
+        block.set_expanded(self.expand_all)
+        self._positions[block.key] = len(self.blocks)
+        self.blocks.append(block)
+        self._heights.append(self._estimate(block))
+        self._exact.append(False)
+        self._starts.append(self._starts[-1])
+        self._valid_to = min(self._valid_to, len(self.blocks) - 1)
+        self._sync_virtual_size()
+        self.refresh()
         return block
 
-    def add_header(self, text: str) -> None:
-        self._append(HeaderBlock(Text(text)))
+    def extend_blocks(self, blocks: Iterable[Block]) -> None:
+        for block in blocks:
+            self.append_block(block)
 
-    def add_user(self, text: str) -> None:
-        self._append(UserBlock(text))
+    def remove_block(self, block: Block) -> None:
+        index = self._positions.pop(block.key, None)
+        if index is None:
+            return
+        block.dispose()
+        del self.blocks[index], self._heights[index], self._exact[index], self._starts[index + 1]
+        for later in self.blocks[index:]:
+            self._positions[later.key] -= 1
+        self._dirty.pop(block.key, None)
+        self._valid_to = min(self._valid_to, index)
+        self._sync_virtual_size()
+        self.refresh()
 
-    def add_note(self, text: str, kind: str = "status") -> None:
-        self._append(NoteBlock(text, kind))
+    def refresh_block(self, block: Block, *, immediate: bool = False) -> None:
+        """Re-render ``block`` (after ``block.changed()``): now, or coalesced to the next frame."""
+        if block.key not in self._positions:
+            return
+        self._dirty[block.key] = block
+        if immediate:
+            self.flush()
+        elif self._flush_timer is None and self.is_mounted:
+            self._flush_timer = self.set_timer(FRAME_INTERVAL, self.flush)
+        elif not self.is_mounted:
+            self.flush()
+
+    def flush(self) -> None:
+        """Re-measure the blocks changed since the last frame and repaint only their rows."""
+        self._flush_timer = None
+        if not self._dirty:
+            return
+        dirty, self._dirty = self._dirty, {}
+        self._check_geometry()
+        if self._width <= 0:
+            for block in dirty.values():
+                index = self._positions.get(block.key)
+                if index is not None:
+                    self._set_height(index, self._estimate(block))
+            self._sync_virtual_size()
+            return
+        grew = False
+        repaint: list[tuple[int, int]] = []
+        for block in dirty.values():
+            index = self._positions.get(block.key)
+            if index is None:
+                continue
+            if not self._exact[index]:
+                # never shown at this width: keep it lazy, the next paint measures it if visible
+                grew |= self._set_height(index, self._estimate(block))
+                continue
+            grew |= self._measure(index)
+            repaint.append((index, self._heights[index]))
+        self._sync_virtual_size()
+        if grew:
+            self.refresh()
+        else:
+            for index, height in repaint:
+                self.refresh_lines(self._starts[index], max(1, height))
+
+    def invalidate_all(self) -> None:
+        """Forget every cached rendering (settings that change how blocks look; R-TUI-06)."""
+        for i, block in enumerate(self.blocks):
+            block.invalidate()
+            self._exact[i] = False
+        self.refresh()
+
+    def set_expand_all(self, expanded: bool) -> None:
+        """Expand or collapse every expandable block, and new blocks from now on (R-TR-06)."""
+        self.expand_all = expanded
+        for i, block in enumerate(self.blocks):
+            if block.set_expanded(expanded):
+                self._exact[i] = False
+        self.refresh()
+
+    def set_hide_thinking(self, hide: bool) -> None:
+        self.hide_thinking = hide
+        for i, block in enumerate(self.blocks):
+            if isinstance(block, AssistantBlock):
+                block.set_hide_thinking(hide)
+                self._exact[i] = False
+        self.refresh()
+
+    def clear_blocks(self) -> None:
+        """Drop every block (rebuilds, new session); terminal images are freed (R-IMG-04)."""
+        for block in self.blocks:
+            block.dispose()
+        self.blocks.clear()
+        self._heights.clear()
+        self._exact.clear()
+        self._starts[:] = [0]
+        self._valid_to = 0
+        self._positions.clear()
+        self._dirty.clear()
+        self.streaming = None
+        self.tools.clear()
+        self._follow = True
+        self.set_scroll(0, 0)
+        self._sync_virtual_size()
+        self.refresh()
+
+    # -- scrolling actions (R-TR-04) ------------------------------------------------------------
+
+    def scroll_page_up_lines(self) -> None:
+        self.scroll_to(y=self.scroll_y - max(1, self.scrollable_content_region.height), animate=False)
+
+    def scroll_page_down_lines(self) -> None:
+        self.scroll_to(y=self.scroll_y + max(1, self.scrollable_content_region.height), animate=False)
+
+    def scroll_top(self) -> None:
+        self.scroll_to(y=0, animate=False)
+
+    def scroll_bottom(self) -> None:
+        """Jump to the end and follow the tail again."""
+        self._follow = True
+        self._sync_virtual_size()
+        self.scroll_to(y=self.max_scroll_y, animate=False)
+        self.refresh()
+
+    # -- the block kinds the app uses -----------------------------------------------------------
+
+    def _image_part(self, image: Any) -> Any:
+        from pi_app.tui.images import image_part
+
+        return image_part(image, self.images)
+
+    def add_header(self, text: str) -> HeaderBlock:
+        block = HeaderBlock(text)
+        self.append_block(block)
+        return block
+
+    def add_user(self, text: str, images: Sequence[Any] = ()) -> UserBlock:
+        block = UserBlock(text, [self._image_part(image) for image in images])
+        self.append_block(block)
+        return block
+
+    def add_note(self, text: str, kind: str = "status") -> NoteBlock:
+        """A status/warning/error line; a status right after a status replaces it (R-TR-05)."""
+        last = self.blocks[-1] if self.blocks else None
+        if kind == "status" and isinstance(last, NoteBlock) and last.note_kind == "status":
+            last.set_text(text)
+            self.refresh_block(last, immediate=True)
+            return last
+        block = NoteBlock(text, kind)
+        self.append_block(block)
+        return block
 
     def start_assistant(self, message: Any) -> AssistantBlock:
-        block = AssistantBlock()
-        self._append(block)
-        block.update_message(message)
+        block = AssistantBlock(message, hide_thinking=self.hide_thinking)
+        self.append_block(block)
         self.streaming = block
         return block
 
     def update_assistant(self, message: Any) -> None:
+        """A streamed delta: update the streaming block and show new tool calls as pending."""
         block = self.streaming or self.start_assistant(message)
-        block.update_message(message)
-        for part in message.content:
-            if isinstance(part, ToolCall) and part.id and part.id not in self.tools:
-                self.tools[part.id] = ToolBlock(part.id, part.name, part.arguments)
-        self._follow()
+        block.set_message(message)
+        self.refresh_block(block)
+        self._show_tool_calls(message)
 
     def end_assistant(self, message: Any) -> None:
         block = self.streaming or self.start_assistant(message)
         block.finish(message)
+        self.refresh_block(block, immediate=True)
         self.streaming = None
-        for part in message.content:
-            if isinstance(part, ToolCall):
-                tool = self.tools.get(part.id)
-                if tool is not None:
-                    tool.args = part.arguments
-                    if not tool.is_mounted:
-                        self._append(tool)
-        self._follow()
+        self._show_tool_calls(message, final=True)
+
+    def _show_tool_calls(self, message: Any, final: bool = False) -> None:
+        for part in getattr(message, "content", None) or []:
+            if not isinstance(part, ToolCall) or not part.id:
+                continue
+            tool = self.tools.get(part.id)
+            if tool is None:
+                self.tool_started(part.id, part.name, part.arguments)
+            elif tool.args != part.arguments:
+                tool.set_args(part.arguments)
+                self.refresh_block(tool, immediate=final)
 
     def tool_started(self, call_id: str, name: str, args: Any) -> ToolBlock:
         tool = self.tools.get(call_id)
         if tool is None:
-            tool = self.tools[call_id] = ToolBlock(call_id, name, args)
-        tool.args = args
-        if not tool.is_mounted:
-            self._append(tool)
-        tool.refresh_view()
+            tool = ToolBlock(
+                call_id, name, args, expand_hint=self.expand_hint, image_factory=self._image_part
+            )
+            self.tools[call_id] = tool
+            self.append_block(tool)
+        else:
+            tool.set_args(args)
+            self.refresh_block(tool)
         return tool
 
     def tool_updated(
@@ -230,14 +449,6 @@ class Transcript(VerticalScroll):
         is_error: bool | None = None,
     ) -> None:
         tool = self.tools.get(call_id) or self.tool_started(call_id, name, args)
+        tool.set_args(args)
         tool.set_result(partial, is_error=is_error, final=final)
-        self._follow()
-
-    def _follow(self) -> None:
-        if self.is_vertical_scroll_end or self.max_scroll_y == 0:
-            self.call_after_refresh(self.scroll_end, animate=False)
-
-    def clear_blocks(self) -> None:
-        self.streaming = None
-        self.tools.clear()
-        self.remove_children()
+        self.refresh_block(tool, immediate=final)
