@@ -54,7 +54,9 @@ async def stream_once(text: str, earlier: int) -> tuple[float, int]:
         for i in range(earlier // 2):
             transcript.add_user(f"question {i}")
             transcript.end_assistant(
-                AssistantMessage(content=[TextContent(text=f"Answer {i}.\n\n- a\n- b\n\n```py\nx = {i}\n```")])
+                AssistantMessage(
+                    content=[TextContent(text=f"Answer {i}.\n\n- a\n- b\n\n```py\nx = {i}\n```")]
+                )
             )
         await pilot.pause()
         finished = list(transcript.blocks)

@@ -28,7 +28,7 @@ from __future__ import annotations
 import math
 from bisect import bisect_right
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 from textual.geometry import Region, Size
 from textual.scroll_view import ScrollView
@@ -38,6 +38,8 @@ from textual.timer import Timer
 from pi_app.ai.types import ToolCall
 from pi_app.tui.blocks import AssistantBlock, Block, HeaderBlock, NoteBlock, ToolBlock, UserBlock
 from pi_app.tui.blocks.theme import FALLBACK_DARK, BlockTheme
+
+BlockT = TypeVar("BlockT", bound=Block)
 
 FRAME_INTERVAL = 1 / 60
 """Streaming updates re-render at most once per this many seconds (R-TUI-05)."""
@@ -50,7 +52,7 @@ class Transcript(ScrollView, can_focus=False):
     Transcript {
         height: 1fr;
         overflow-x: hidden;
-        overflow-y: scroll;
+        overflow-y: auto;
         scrollbar-gutter: stable;
     }
     """
@@ -112,6 +114,15 @@ class Transcript(ScrollView, can_focus=False):
         index = self._positions[block.key]
         self._reindex()
         return self._starts[index], self._heights[index]
+
+    def blocks_of(self, kind: type[BlockT]) -> list[BlockT]:
+        """The blocks of one kind, in order."""
+        return [block for block in self.blocks if isinstance(block, kind)]
+
+    def plain_lines(self) -> list[str]:
+        """Every rendered line as text (renders all blocks: for debug dumps and tests only)."""
+        width = self._width or self._content_width() or 80
+        return [line for block in self.blocks for line in block.plain_lines(width, self._theme)]
 
     def _content_width(self) -> int:
         return max(0, self.scrollable_content_region.width)
@@ -220,7 +231,8 @@ class Transcript(ScrollView, can_focus=False):
         offset = row - self._starts[index]
         if offset >= len(strips):
             return Strip.blank(width, self.rich_style)
-        return strips[offset].crop_extend(0, width, self.rich_style)
+        base = self.rich_style
+        return strips[offset].crop_extend(0, width, base).apply_style(base)
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)

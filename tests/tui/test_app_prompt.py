@@ -29,11 +29,12 @@ async def test_typed_prompt_streams_answer_into_transcript(tmp_path) -> None:
         await _wait_for(
             pilot,
             lambda: any(
-                b.plain_text() == "Hello from the fake model." for b in app.transcript.query(AssistantBlock)
+                b.plain_text() == "Hello from the fake model."
+                for b in app.transcript.blocks_of(AssistantBlock)
             ),
         )
         await _wait_for(pilot, lambda: not app.session.is_streaming)
-        users = [str(b.render()) for b in app.transcript.query(UserBlock)]
+        users = [b.text for b in app.transcript.blocks_of(UserBlock)]
         assert users == ["hello"]
         assert app.editor.text == ""
         # The model saw the prompt; the footer shows the model and the token usage.
@@ -49,6 +50,6 @@ async def test_without_a_model_the_app_explains_how_to_configure_one(tmp_path) -
         await _wait_for(pilot, lambda: app.session is not None)
         await pilot.press(*"hi", "enter")
         await pilot.pause(0.1)
-        notes = " ".join(str(b.render()) for b in app.transcript.children)
+        notes = " ".join(app.transcript.plain_lines())
         assert "models.json" in notes and "/login" in notes
         assert app.is_running

@@ -14,7 +14,7 @@ from rich.text import Text
 from textual.strip import Strip
 
 from pi_app.ai.types import TextContent, ThinkingContent
-from pi_app.tui.blocks.base import Block, estimate_text_height, render_rich
+from pi_app.tui.blocks.base import Block, estimate_text_height, indent, render_rich
 from pi_app.tui.blocks.markdown import MarkdownSource
 from pi_app.tui.blocks.theme import BlockTheme, fg
 
@@ -72,6 +72,7 @@ class AssistantBlock(Block):
     # -- rendering ------------------------------------------------------------------------------
 
     def build(self, width: int, theme: BlockTheme) -> list[Strip]:
+        outer, width = width, max(1, width - 2)  # one column of margin on each side
         parts: list[list[Strip]] = []
         content = getattr(self.message, "content", None) or []
         thinking_style = fg(theme, "thinkingText") + Style(italic=True)
@@ -92,7 +93,7 @@ class AssistantBlock(Block):
         for part in parts:
             if part:
                 strips.append(Strip.blank(0))
-                strips.extend(part)
+                strips.extend(indent(part) if outer > 2 else part)
         return strips
 
     def estimate_height(self, width: int) -> int:

@@ -58,6 +58,12 @@ def render_rich(renderable: RenderableType, width: int, style: Style | None = No
     return [Strip(line) for line in lines]
 
 
+def indent(strips: list[Strip], columns: int = 1) -> list[Strip]:
+    """``strips`` shifted right by ``columns`` blank cells (render them ``2 * columns`` narrower)."""
+    pad = Strip.blank(columns)
+    return [Strip.join([pad, strip]) if strip.cell_length else strip for strip in strips]
+
+
 def text_strip(text: str, style: Style | None = None) -> Strip:
     """One strip holding ``text`` (no wrapping; the caller keeps it within the width)."""
     return Strip([Segment(text, style)])

@@ -9,7 +9,7 @@ from rich.style import Style
 from rich.text import Text
 from textual.strip import Strip
 
-from pi_app.tui.blocks.base import Block, estimate_text_height, render_rich
+from pi_app.tui.blocks.base import Block, estimate_text_height, indent, render_rich
 from pi_app.tui.blocks.theme import BlockTheme, bg, fg
 
 NoteKind = Literal["status", "warning", "error", "info"]
@@ -42,7 +42,7 @@ class HeaderBlock(Block):
         self.changed()
 
     def build(self, width: int, theme: BlockTheme) -> list[Strip]:
-        return render_rich(Text(self.text, style=fg(theme, "muted")), width)
+        return indent(render_rich(Text(self.text, style=fg(theme, "muted")), width - 2))
 
     def estimate_height(self, width: int) -> int:
         return estimate_text_height(self.text, width)
@@ -91,7 +91,7 @@ class NoteBlock(Block):
 
     def build(self, width: int, theme: BlockTheme) -> list[Strip]:
         style = fg(theme, self._TOKENS.get(self.note_kind, "text"))
-        return [Strip.blank(0), *render_rich(Text(self.text, style=style), width)]
+        return [Strip.blank(0), *indent(render_rich(Text(self.text, style=style), width - 2))]
 
     def estimate_height(self, width: int) -> int:
         return 1 + estimate_text_height(self.text, width)
