@@ -248,3 +248,24 @@ async def test_custom_operations_only_move_bytes(cwd):
 
     result = await run_tool(create_bash_tool("/remote", Remote()), {"command": "uname"})
     assert text_of(result) == "remote uname\n"
+
+
+async def test_cancelled_task_kills_the_group(cwd):
+    marker = f"sleep 99{os.getpid() % 10}"
+    task = asyncio.ensure_future(bash(cwd, f"bash -c 'exec -a \"{marker}\" sleep 99' & wait"))
+    await asyncio.sleep(0.4)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    await asyncio.sleep(0.1)
+    assert subprocess.run(["pgrep", "-f", marker], capture_output=True, text=True).stdout.strip() == ""
+
+
+async def test_fractional_timeout_printed_as_given(cwd):
+    with pytest.raises(Exception, match=r"^Command timed out after 0\.3 seconds$"):
+        await bash(cwd, "sleep 3", timeout=0.3)
+
+
+async def test_invalid_utf8_output_is_replaced_but_saved_raw(cwd):
+    result = await bash(cwd, "printf 'ok \\377\\n'")
+    assert text_of(result) == "ok \ufffd\n"

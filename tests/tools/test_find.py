@@ -108,3 +108,13 @@ async def test_custom_glob_operations(cwd):
 async def test_aborted(cwd, backend):
     with pytest.raises(Exception, match="^Operation aborted$"):
         await run_tool(create_find_tool(cwd), {"pattern": "*"}, signal=aborted_signal())
+
+
+async def test_non_utf8_file_names(cwd, backend):
+    with open(os.path.join(os.fsencode(cwd), b"caf\xe9.txt"), "w") as handle:
+        handle.write("needle\n")
+    assert text_of(await find(cwd, pattern="*.txt")) == "caf\ufffd.txt"
+    from pi_app.coding.tools import create_grep_tool
+
+    grep = await run_tool(create_grep_tool(cwd), {"pattern": "needle"})
+    assert text_of(grep) == "caf\ufffd.txt:1: needle"

@@ -186,3 +186,36 @@ async def test_read_through_custom_async_operations(cwd):
 
     result = await run_tool(create_read_tool("/srv", Remote()), {"path": "f.txt"})
     assert text_of(result) == "remote:/srv/f.txt"
+
+
+async def test_image_that_cannot_fit_is_omitted(cwd, monkeypatch):
+    import pi_app.coding.tools.images as images
+
+    monkeypatch.setattr(images, "MAX_IMAGE_BYTES", 10)  # nothing can be encoded this small
+    write(cwd, "big.png", png_bytes(300, 300))
+    result = await read(cwd, path="big.png")
+    assert len(result.content) == 1
+    assert result.content[0].text == (
+        "Read image file [image/png]\n"
+        "[Image omitted: could not be resized below the inline image size limit.]"
+    )
+
+
+async def test_undecodable_small_image_passes_through(cwd):
+    data = b"\x89PNG\r\n\x1a\n" + b"not really png data"
+    write(cwd, "broken.png", data)
+    result = await read(cwd, path="broken.png")
+    assert base64.b64decode(result.content[1].data) == data
+
+
+async def test_transparent_image_resized_to_jpeg_or_png_stays_valid(cwd):
+    out = io.BytesIO()
+    noisy = Image.effect_noise((2600, 2600), 80).convert("RGBA")
+    noisy.save(out, format="PNG")
+    write(cwd, "noise.png", out.getvalue())
+    result = await read(cwd, path="noise.png")
+    image = result.content[1]
+    decoded = Image.open(io.BytesIO(base64.b64decode(image.data)))
+    assert decoded.size == (2000, 2000)
+    assert image.mime_type in ("image/png", "image/jpeg")
+    assert decoded.format == image.mime_type.split("/")[1].upper()

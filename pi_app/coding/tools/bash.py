@@ -25,7 +25,7 @@ from pydantic import Field
 from pi_app.agent.types import AgentToolResult, ToolUpdateCallback
 from pi_app.ai.event_stream import AbortSignal
 from pi_app.ai.types import TextContent
-from pi_app.coding.tools.definition import ToolDefinition, ToolParams
+from pi_app.coding.tools.definition import ToolDefinition, ToolParams, define_tool
 from pi_app.coding.tools.output_accumulator import OutputAccumulator, sanitize_output
 from pi_app.coding.tools.shell import (
     BashSpawnContext,
@@ -247,14 +247,9 @@ def create_bash_tool_definition(cwd: str, options: BashToolOptions | None = None
     options = options or BashToolOptions()
     ops = options.operations or LocalBashOperations(options.shell_path)
 
-    async def execute(
-        tool_call_id: str,
-        params: dict[str, Any],
-        signal: AbortSignal | None,
-        on_update: ToolUpdateCallback | None,
-        ctx: Any,
+    async def run(
+        args: BashParams, signal: AbortSignal | None, on_update: ToolUpdateCallback | None, ctx: Any
     ) -> AgentToolResult:
-        args = BashParams.model_validate(params)
         timeout = args.timeout
         if timeout is not None and (not math.isfinite(timeout) or timeout <= 0):
             raise ValueError("Invalid timeout: must be a finite number of seconds")
@@ -308,16 +303,15 @@ def create_bash_tool_definition(cwd: str, options: BashToolOptions | None = None
         if options.expose_session_environment
         else None
     )
-    return ToolDefinition(
-        name="bash",
-        label="bash",
-        description=(
+    return define_tool(
+        "bash",
+        (
             "Run a bash command in the working directory and return its stdout and stderr. Output is cut "
             f"to the last {DEFAULT_MAX_LINES} lines or {DEFAULT_MAX_BYTES // 1024}KB, whichever is hit "
             "first; when cut, the full output is saved to a temp file. Optionally pass a timeout in seconds."
         ),
-        parameters=BashParams,
-        execute=execute,
+        BashParams,
+        run,
         prompt_snippet="Execute bash commands (ls, grep, find, etc.)",
         prompt_guidelines=guidelines,
     )

@@ -71,6 +71,46 @@ class ToolDefinition:
     render_result: Any = None
 
 
+ToolRun = Callable[[Any, AbortSignal | None, ToolUpdateCallback | None, Any], Awaitable[AgentToolResult]]
+
+
+def define_tool(
+    name: str,
+    description: str,
+    parameters: type[ToolParams],
+    run: ToolRun,
+    *,
+    prompt_snippet: str | None = None,
+    prompt_guidelines: list[str] | None = None,
+    prepare_arguments: Callable[[Any], Any] | None = None,
+) -> ToolDefinition:
+    """A definition whose ``execute`` parses ``params`` into the pydantic model and calls
+    ``run(args, signal, on_update, ctx)``. ``prepare_arguments`` (idempotent) is applied there too,
+    so a direct ``execute`` call with legacy arguments behaves like a call through the agent loop."""
+
+    async def execute(
+        tool_call_id: str,
+        params: dict[str, Any],
+        signal: AbortSignal | None,
+        on_update: ToolUpdateCallback | None,
+        ctx: Any,
+    ) -> AgentToolResult:
+        if prepare_arguments is not None:
+            params = prepare_arguments(params)
+        return await run(parameters.model_validate(params), signal, on_update, ctx)
+
+    return ToolDefinition(
+        name=name,
+        label=name,
+        description=description,
+        parameters=parameters,
+        execute=execute,
+        prompt_snippet=prompt_snippet,
+        prompt_guidelines=prompt_guidelines,
+        prepare_arguments=prepare_arguments,
+    )
+
+
 class DefinitionAgentTool:
     """A ``ToolDefinition`` seen through the agent layer's four-argument ``AgentTool`` protocol."""
 

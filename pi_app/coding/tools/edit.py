@@ -18,7 +18,7 @@ from pydantic import ConfigDict, Field
 
 from pi_app.agent.types import AgentToolResult, ToolUpdateCallback
 from pi_app.ai.event_stream import AbortSignal
-from pi_app.coding.tools.definition import ToolDefinition, ToolParams, text_result
+from pi_app.coding.tools.definition import ToolDefinition, ToolParams, define_tool, text_result
 from pi_app.coding.tools.edit_diff import (
     Edit,
     EditError,
@@ -210,32 +210,25 @@ def create_edit_tool_definition(cwd: str, operations: Any = None) -> ToolDefinit
         }
         return text_result(f"Successfully replaced {len(edits)} block(s) in {path}.", details)
 
-    async def execute(
-        tool_call_id: str,
-        params: dict[str, Any],
-        signal: AbortSignal | None,
-        on_update: ToolUpdateCallback | None,
-        ctx: Any,
+    async def run(
+        args: EditParams, signal: AbortSignal | None, on_update: ToolUpdateCallback | None, ctx: Any
     ) -> AgentToolResult:
-        params = prepare_edit_arguments(params)
-        if not isinstance(params, dict) or not params.get("edits"):
+        if not args.edits:
             raise EditError(EMPTY_EDITS_MESSAGE)
-        args = EditParams.model_validate(params)
         edits = [Edit(e.old_text, e.new_text) for e in args.edits]
         absolute = resolve_to_cwd(args.path, cwd)
         return await with_file_mutation_queue(absolute, lambda: edit_file(args.path, absolute, edits, signal))
 
-    return ToolDefinition(
-        name="edit",
-        label="edit",
-        description=(
+    return define_tool(
+        "edit",
+        (
             "Edit one file by exact text replacement. Each edits[].oldText must match a unique region of "
             "the original file, and no two edits may overlap. When changes touch the same block or "
             "nearby lines, merge them into a single edit. Keep oldText short: do not pad it with large "
             "unchanged regions to bridge distant changes."
         ),
-        parameters=EditParams,
-        execute=execute,
+        EditParams,
+        run,
         prompt_snippet=(
             "Make precise file edits with exact text replacement, including multiple disjoint edits in one call"
         ),

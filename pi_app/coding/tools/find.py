@@ -19,7 +19,7 @@ from pydantic import Field
 
 from pi_app.agent.types import AgentToolResult, ToolUpdateCallback
 from pi_app.ai.event_stream import AbortSignal
-from pi_app.coding.tools.definition import ToolDefinition, ToolParams, text_result
+from pi_app.coding.tools.definition import ToolDefinition, ToolParams, define_tool, text_result
 from pi_app.coding.tools.globs import find_pattern_matcher
 from pi_app.coding.tools.path_utils import resolve_to_cwd
 from pi_app.coding.tools.search_backend import (
@@ -123,14 +123,9 @@ def _sort_key(path: str) -> list[str]:
 def create_find_tool_definition(cwd: str, operations: Any = None) -> ToolDefinition:
     ops = operations or LocalFindOperations()
 
-    async def execute(
-        tool_call_id: str,
-        params: dict[str, Any],
-        signal: AbortSignal | None,
-        on_update: ToolUpdateCallback | None,
-        ctx: Any,
+    async def run(
+        args: FindParams, signal: AbortSignal | None, on_update: ToolUpdateCallback | None, ctx: Any
     ) -> AgentToolResult:
-        args = FindParams.model_validate(params)
         raise_if_aborted(signal)
         search_path = resolve_to_cwd(args.path or ".", cwd)
         if not await maybe_await(ops.exists(search_path)):
@@ -161,15 +156,14 @@ def create_find_tool_definition(cwd: str, operations: Any = None) -> ToolDefinit
             text, details = listing_text(results, [], {})
         return text_result(text, details)
 
-    return ToolDefinition(
-        name="find",
-        label="find",
-        description=(
+    return define_tool(
+        "find",
+        (
             "Find files by glob pattern. Returns paths relative to the search directory and respects "
             f".gitignore. Output is cut at {DEFAULT_FIND_LIMIT} results or {DEFAULT_MAX_BYTES // 1024}KB, "
             "whichever comes first."
         ),
-        parameters=FindParams,
-        execute=execute,
+        FindParams,
+        run,
         prompt_snippet="Find files by glob pattern (respects .gitignore)",
     )

@@ -23,7 +23,7 @@ from pydantic import Field
 
 from pi_app.agent.types import AgentToolResult, ToolUpdateCallback
 from pi_app.ai.event_stream import AbortSignal
-from pi_app.coding.tools.definition import ToolDefinition, ToolParams, text_result
+from pi_app.coding.tools.definition import ToolDefinition, ToolParams, define_tool, text_result
 from pi_app.coding.tools.globs import grep_glob_matcher
 from pi_app.coding.tools.path_utils import resolve_to_cwd
 from pi_app.coding.tools.search_backend import (
@@ -228,14 +228,9 @@ async def _format(
 def create_grep_tool_definition(cwd: str, operations: Any = None) -> ToolDefinition:
     ops = operations or LocalGrepOperations()
 
-    async def execute(
-        tool_call_id: str,
-        params: dict[str, Any],
-        signal: AbortSignal | None,
-        on_update: ToolUpdateCallback | None,
-        ctx: Any,
+    async def run(
+        args: GrepParams, signal: AbortSignal | None, on_update: ToolUpdateCallback | None, ctx: Any
     ) -> AgentToolResult:
-        args = GrepParams.model_validate(params)
         raise_if_aborted(signal)
         search_path = resolve_to_cwd(args.path or ".", cwd)
         try:
@@ -278,16 +273,15 @@ def create_grep_tool_definition(cwd: str, operations: Any = None) -> ToolDefinit
         text, result_details = listing_text(lines, head, details, tail)
         return text_result(text, result_details)
 
-    return ToolDefinition(
-        name="grep",
-        label="grep",
-        description=(
+    return define_tool(
+        "grep",
+        (
             "Search file contents for a pattern. Returns matching lines with file paths and line numbers. "
             "Respects .gitignore. Output is cut at "
             f"{DEFAULT_GREP_LIMIT} matches or {DEFAULT_MAX_BYTES // 1024}KB, whichever comes first; "
             f"long lines are cut to {GREP_MAX_LINE_LENGTH} characters."
         ),
-        parameters=GrepParams,
-        execute=execute,
+        GrepParams,
+        run,
         prompt_snippet="Search file contents for patterns (respects .gitignore)",
     )

@@ -16,7 +16,7 @@ from pydantic import Field
 
 from pi_app.agent.types import AgentToolResult, ToolUpdateCallback
 from pi_app.ai.event_stream import AbortSignal
-from pi_app.coding.tools.definition import ToolDefinition, ToolParams, text_result
+from pi_app.coding.tools.definition import ToolDefinition, ToolParams, define_tool, text_result
 from pi_app.coding.tools.path_utils import resolve_to_cwd
 from pi_app.coding.tools.search_backend import display_text
 from pi_app.coding.tools.support import maybe_await, raise_if_aborted
@@ -62,14 +62,9 @@ class LocalLsOperations:
 def create_ls_tool_definition(cwd: str, operations: Any = None) -> ToolDefinition:
     ops = operations or LocalLsOperations()
 
-    async def execute(
-        tool_call_id: str,
-        params: dict[str, Any],
-        signal: AbortSignal | None,
-        on_update: ToolUpdateCallback | None,
-        ctx: Any,
+    async def run(
+        args: LsParams, signal: AbortSignal | None, on_update: ToolUpdateCallback | None, ctx: Any
     ) -> AgentToolResult:
-        args = LsParams.model_validate(params)
         raise_if_aborted(signal)
         directory = resolve_to_cwd(args.path or ".", cwd)
         limit = DEFAULT_LS_LIMIT if args.limit is None else max(1, math.floor(args.limit))
@@ -105,15 +100,14 @@ def create_ls_tool_definition(cwd: str, operations: Any = None) -> ToolDefinitio
             text, details = listing_text(entries, [], {})
         return text_result(text, details)
 
-    return ToolDefinition(
-        name="ls",
-        label="ls",
-        description=(
+    return define_tool(
+        "ls",
+        (
             "List a directory's entries, sorted alphabetically, with '/' after directory names. Dotfiles "
             f"are included. Output is cut at {DEFAULT_LS_LIMIT} entries or {DEFAULT_MAX_BYTES // 1024}KB, "
             "whichever comes first."
         ),
-        parameters=LsParams,
-        execute=execute,
+        LsParams,
+        run,
         prompt_snippet="List directory contents",
     )

@@ -20,7 +20,7 @@ from pydantic import Field
 from pi_app.agent.types import AgentToolResult, ToolUpdateCallback
 from pi_app.ai.event_stream import AbortSignal
 from pi_app.ai.types import ImageContent, TextContent
-from pi_app.coding.tools.definition import ToolDefinition, ToolParams
+from pi_app.coding.tools.definition import ToolDefinition, ToolParams, define_tool
 from pi_app.coding.tools.file_io import errno_name
 from pi_app.coding.tools.images import SNIFF_BYTES, detect_image_mime_type, process_image
 from pi_app.coding.tools.path_utils import resolve_read_path
@@ -144,14 +144,9 @@ def create_read_tool_definition(
     options = options or ReadToolOptions()
     ops = operations or options.operations or LocalReadOperations()
 
-    async def execute(
-        tool_call_id: str,
-        params: dict[str, Any],
-        signal: AbortSignal | None,
-        on_update: ToolUpdateCallback | None,
-        ctx: Any,
+    async def run(
+        args: ReadParams, signal: AbortSignal | None, on_update: ToolUpdateCallback | None, ctx: Any
     ) -> AgentToolResult:
-        args = ReadParams.model_validate(params)
         absolute = resolve_read_path(args.path, cwd)
         raise_if_aborted(signal)
         try:
@@ -179,12 +174,11 @@ def create_read_tool_definition(
         text, details = _text_result(data.decode("utf-8", "replace"), args.path, args.offset, args.limit)
         return AgentToolResult(content=[TextContent(text=text)], details=details)
 
-    return ToolDefinition(
-        name="read",
-        label="read",
-        description=_read_description(),
-        parameters=ReadParams,
-        execute=execute,
+    return define_tool(
+        "read",
+        _read_description(),
+        ReadParams,
+        run,
         prompt_snippet="Read file contents",
         prompt_guidelines=["Use read to examine files instead of cat or sed."],
     )

@@ -9,6 +9,7 @@ line, except the tail case where the last line alone is larger than the byte lim
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -68,6 +69,23 @@ def _untouched(content: str, lines: int, size: int, max_lines: float, max_bytes:
     )
 
 
+def _take_lines(
+    lines: Iterable[str], max_lines: int | float, max_bytes: int
+) -> tuple[list[str], int, TruncatedBy]:
+    """Whole lines in order while both limits hold (one ``\n`` counted between lines)."""
+    kept: list[str] = []
+    used = 0
+    for index, line in enumerate(lines):
+        if index >= max_lines:
+            return kept, used, "lines"
+        size = utf8_len(line) + (1 if index > 0 else 0)
+        if used + size > max_bytes:
+            return kept, used, "bytes"
+        kept.append(line)
+        used += size
+    return kept, used, "lines"
+
+
 def truncate_head(
     content: str, max_lines: int | float = DEFAULT_MAX_LINES, max_bytes: int = DEFAULT_MAX_BYTES
 ) -> TruncationResult:
@@ -83,19 +101,7 @@ def truncate_head(
             "", True, "bytes", total_lines, total_bytes, 0, 0, False, True, max_lines, max_bytes
         )
 
-    kept: list[str] = []
-    used = 0
-    truncated_by: TruncatedBy = "lines"
-    for index, line in enumerate(lines):
-        if index >= max_lines:
-            truncated_by = "lines"
-            break
-        size = utf8_len(line) + (1 if index > 0 else 0)
-        if used + size > max_bytes:
-            truncated_by = "bytes"
-            break
-        kept.append(line)
-        used += size
+    kept, used, truncated_by = _take_lines(lines, max_lines, max_bytes)
     text = "\n".join(kept)
     return TruncationResult(
         text,
@@ -133,25 +139,11 @@ def truncate_tail(
     if total_lines <= max_lines and total_bytes <= max_bytes:
         return _untouched(content, total_lines, total_bytes, max_lines, max_bytes)
 
-    kept: list[str] = []
-    used = 0
-    truncated_by: TruncatedBy = "lines"
-    last_line_partial = False
-    for offset, line in enumerate(reversed(lines)):
-        if offset >= max_lines:
-            truncated_by = "lines"
-            break
-        size = utf8_len(line) + (1 if offset > 0 else 0)
-        if used + size > max_bytes:
-            truncated_by = "bytes"
-            if not kept:
-                tail = _utf8_tail(line, max_bytes)
-                kept.append(tail)
-                used = utf8_len(tail)
-                last_line_partial = True
-            break
-        kept.append(line)
-        used += size
+    kept, used, truncated_by = _take_lines(reversed(lines), max_lines, max_bytes)
+    last_line_partial = not kept
+    if last_line_partial:
+        kept = [_utf8_tail(lines[-1], max_bytes)]
+        used = utf8_len(kept[0])
     kept.reverse()
     text = "\n".join(kept)
     return TruncationResult(

@@ -15,7 +15,7 @@ from pydantic import Field
 
 from pi_app.agent.types import AgentToolResult, ToolUpdateCallback
 from pi_app.ai.event_stream import AbortSignal
-from pi_app.coding.tools.definition import ToolDefinition, ToolParams, text_result
+from pi_app.coding.tools.definition import ToolDefinition, ToolParams, define_tool, text_result
 from pi_app.coding.tools.file_io import atomic_write_bytes, errno_name
 from pi_app.coding.tools.mutation_queue import with_file_mutation_queue
 from pi_app.coding.tools.path_utils import resolve_to_cwd
@@ -44,14 +44,9 @@ class LocalWriteOperations:
 def create_write_tool_definition(cwd: str, operations: Any = None) -> ToolDefinition:
     ops = operations or LocalWriteOperations()
 
-    async def execute(
-        tool_call_id: str,
-        params: dict[str, Any],
-        signal: AbortSignal | None,
-        on_update: ToolUpdateCallback | None,
-        ctx: Any,
+    async def run(
+        args: WriteParams, signal: AbortSignal | None, on_update: ToolUpdateCallback | None, ctx: Any
     ) -> AgentToolResult:
-        args = WriteParams.model_validate(params)
         absolute = resolve_to_cwd(args.path, cwd)
 
         async def mutate() -> AgentToolResult:
@@ -68,15 +63,14 @@ def create_write_tool_definition(cwd: str, operations: Any = None) -> ToolDefini
 
         return await with_file_mutation_queue(absolute, mutate)
 
-    return ToolDefinition(
-        name="write",
-        label="write",
-        description=(
+    return define_tool(
+        "write",
+        (
             "Write content to a file. Creates the file when it is missing and overwrites it when it "
             "exists; parent directories are created as needed."
         ),
-        parameters=WriteParams,
-        execute=execute,
+        WriteParams,
+        run,
         prompt_snippet="Create or overwrite files",
         prompt_guidelines=["Use write only for new files or complete rewrites."],
     )
