@@ -23,7 +23,10 @@ from textual.widgets import Static
 
 from pi_app import __version__
 from pi_app.coding.launch import LaunchOptions
+from pi_app.tui.commands import CommandRegistry, builtin_registry
+from pi_app.tui.commands import parse as parse_command
 from pi_app.tui.editor.widget import PromptEditor
+from pi_app.tui.editor_slot import EditorSlot
 from pi_app.tui.footer import Footer
 from pi_app.tui.session_bridge import SessionBridge, SessionCallFailed, SessionEvent, SessionReady
 from pi_app.tui.transcript import Transcript
@@ -46,7 +49,7 @@ class MainScreen(Screen[None], inherit_bindings=False):
         assert isinstance(app, PiApp)
         yield Transcript(id="transcript")
         yield Static("", id="status")
-        yield PromptEditor(id="editor")
+        yield EditorSlot(PromptEditor(id="editor"), id="editor-slot")
         yield Footer(app.cwd, id="footer")
 
     def on_mount(self) -> None:
@@ -87,6 +90,7 @@ class PiApp(App[int], inherit_bindings=False):
         self._working = False
         self._last_clear = 0.0
         self._initial_messages_sent = False
+        self.commands: CommandRegistry = builtin_registry()
 
     async def _default_factory(self) -> Any:
         from pi_app.coding.launch import build_session
@@ -109,6 +113,29 @@ class PiApp(App[int], inherit_bindings=False):
     @property
     def footer(self) -> Footer:
         return self.screen.query_one(Footer)
+
+    @property
+    def editor_slot(self) -> EditorSlot:
+        return self.screen.query_one(EditorSlot)
+
+    def show_in_editor_slot(self, widget: Any) -> None:
+        """Replace the editor with ``widget`` (a selector or dialog) until ``restore_editor``."""
+        self.editor_slot.show(widget)
+
+    def restore_editor(self) -> None:
+        self.editor_slot.restore()
+
+    def show_status(self, text: str) -> None:
+        self.transcript.add_note(text, "status")
+
+    def show_warning(self, text: str) -> None:
+        self.transcript.add_note(f"Warning: {text}", "warning")
+
+    def show_error(self, text: str) -> None:
+        self.transcript.add_note(f"Error: {text}", "error")
+
+    def shutdown(self) -> None:
+        self.exit(0)
 
     def start_session(self) -> None:
         """Called once the main screen is composed: show the header and start the agent thread."""
@@ -250,13 +277,15 @@ class PiApp(App[int], inherit_bindings=False):
         text = message.text.strip()
         if not text:
             return
+        parsed = parse_command(text)
+        if parsed is not None and parsed[0] in self.commands:
+            message.editor.clear()
+            self.run_worker(self._run_command(text), group="command", exit_on_error=False)
+            return
         if self.session is None:
             self.transcript.add_note("Still starting up…", "status")
             return
         message.editor.clear()
-        if text in ("/quit", "/exit"):
-            self.exit(0)
-            return
         if self.session.model is None:
             self.transcript.add_note(f"Error: {self.session.no_model_message}", "error")
             return
@@ -264,6 +293,12 @@ class PiApp(App[int], inherit_bindings=False):
             self.bridge.call(lambda s: s.steer(text))
             return
         self.bridge.call(lambda s: s.prompt(text))
+
+    async def _run_command(self, text: str) -> None:
+        try:
+            await self.commands.run(self, text)
+        except Exception as exc:  # a failing command reports itself and the app keeps running
+            self.show_error(str(exc) or type(exc).__name__)
 
     def action_interrupt(self) -> None:
         if self._working:
