@@ -1,15 +1,24 @@
 """``AgentSession``: the product core joining an ``Agent`` to a session file, settings and models.
 
 Every shell (the Textual app, print/JSON/RPC modes, SDK hosts) drives one ``AgentSession``:
-``prompt``/``steer``/``follow_up``/``abort``, model and thinking-level changes, and ``subscribe`` to
-the event superset of decision D-2 (agent events plus session events from
-``pi_app.coding.session_events``). The session persists every finished message to the session
-file as it arrives, so a crash loses at most the message being written.
+``prompt``/``steer``/``follow_up``/``abort``, ``compact``, tree navigation, fork/clone/new/resume,
+model and thinking-level changes, user bash, and ``subscribe`` to the event superset of decision D-2
+(agent events plus the session events of ``pi_app.coding.session_events``). Every finished message
+is persisted as it arrives, so a crash loses at most the message being written.
+
+After each agent run the session decides what happens next (spec 30 §3.8–3.9), in this order:
+a retryable provider error is retried with exponential backoff (``auto_retry_*``); a context
+overflow from the current model is compacted once and the run resumed (``compaction_*`` with
+``willRetry``); otherwise a context above ``window - reserveTokens`` is compacted (``threshold``).
+``prompt()`` returns only when that whole sequence is over, and ``wait_for_idle()`` waits for the
+same "settled" state (decision D-3).
 
 The session is confined to the asyncio loop it was created on (decision D-13): the TUI runs it in
 a worker thread and calls in with ``run_coroutine_threadsafe`` / ``call_soon_threadsafe``.
 
 Listener exceptions are logged and never stop persistence, other listeners or the run (R-SEAM-07).
+Extension hooks (``session_before_compact``, ``session_before_tree`` …) are fired through the
+optional ``extension_runner``; without one every hook is a no-op.
 """
 
 from __future__ import annotations
@@ -17,12 +26,36 @@ from __future__ import annotations
 import asyncio
 import inspect
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from types import SimpleNamespace
 from typing import Any
 
 from pi_app.agent import Agent
+from pi_app.ai.event_stream import AbortController
 from pi_app.ai.types import AssistantMessage, ImageContent, Model, TextContent, UserMessage, now_ms
-from pi_app.coding.session_events import QueueUpdateEvent, SessionInfoChangedEvent, ThinkingLevelChangedEvent
+from pi_app.ai.util.overflow import is_context_overflow
+from pi_app.coding.compaction.estimate import (
+    calculate_context_tokens,
+    estimate_context_tokens,
+    should_compact,
+)
+from pi_app.coding.compaction.prepare import CompactionSettings, prepare_compaction
+from pi_app.coding.compaction.retry import backoff_delay_ms, is_retryable_error, sleep_abortable
+from pi_app.coding.compaction.run import CompactionOutcome, run_compaction
+from pi_app.coding.compaction.summarize import CompactionResult
+from pi_app.coding.messages import BashExecutionMessage, CustomMessage
+from pi_app.coding.session.format import CompactionEntry, MessageEntry, ThinkingLevelChangeEntry
+from pi_app.coding.session_events import (
+    AutoRetryEndEvent,
+    AutoRetryStartEvent,
+    CompactionEndEvent,
+    CompactionStartEvent,
+    QueueUpdateEvent,
+    SessionInfoChangedEvent,
+    ThinkingLevelChangedEvent,
+)
+from pi_app.coding.tree_navigation import NavigateResult, TreePreparation, navigate_tree
 
 log = logging.getLogger(__name__)
 
@@ -30,21 +63,57 @@ SessionListener = Callable[[Any], Any]
 
 PERSISTED_ROLES = ("user", "assistant", "toolResult", "bashExecution", "custom")
 THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh")
+CONTINUE_DELAY_S = 0.1  # pi resumes the loop ~100 ms after a compaction
+OVERFLOW_RECOVERY_FAILED = (
+    "Context still overflows after one compact-and-retry; shorten the context or switch to a model "
+    "with a larger window."
+)
 
 
 class NoModelError(RuntimeError):
     """The session has no usable model; the message says how to configure one (decision D-31)."""
 
 
+class CompactionError(RuntimeError):
+    """A manual ``/compact`` did not produce a compaction; the message is for the user."""
+
+
+class SessionOperationError(RuntimeError):
+    """A fork/clone/switch request that cannot be carried out; the message is for the user."""
+
+
+@dataclass
+class ForkResult:
+    selected_text: str | None = None
+    cancelled: bool = False
+
+
+@dataclass
+class SwitchResult:
+    switched: bool = True
+    warnings: list[str] = field(default_factory=list)
+
+
+@dataclass
+class ContextUsage:
+    tokens: int | None
+    context_window: int
+    percent: float | None
+
+
+@dataclass
+class CycleResult:
+    model: Model
+    thinking_level: str
+
+
 def clamp_level(model: Model | None, level: str) -> str:
     """The level the model supports that is closest to ``level`` (decision D-18)."""
     if model is None:
         return level
-    try:
-        from pi_app.ai.thinking import clamp_thinking_level
-    except ImportError:  # pragma: no cover - L1 thinking helpers not present yet
-        return level if model.reasoning else "off"
-    return clamp_thinking_level(model, level)  # type: ignore[arg-type]
+    from pi_app.ai.thinking import clamp_thinking_level
+
+    return clamp_thinking_level(model, level)
 
 
 class AgentSession:
@@ -59,18 +128,35 @@ class AgentSession:
         tool_definitions: Sequence[Any] = (),
         no_model_message: str | None = None,
         resource_loader: Any = None,
+        extension_runner: Any = None,
+        scoped_models: Sequence[Any] = (),
     ) -> None:
         self.agent = agent
         self.session_manager = session_manager
         self.settings_manager = settings_manager
         self.model_registry = model_registry
         self.resource_loader = resource_loader
+        self.extension_runner = extension_runner
+        self.scoped_models = list(scoped_models)
         self.cwd = cwd
         self.tool_definitions = list(tool_definitions)
         self.no_model_message = no_model_message or "No model configured."
         self._listeners: list[SessionListener] = []
         self._unsubscribe_agent = agent.subscribe(self._on_agent_event)
         self._disposed = False
+        # run bookkeeping
+        self._active_runs = 0
+        self._settled: asyncio.Event | None = None
+        self._last_run_assistant: AssistantMessage | None = None
+        self._retry_attempt = 0
+        self._overflow_attempted = False
+        self._pending_bash: list[BashExecutionMessage] = []
+        # one abort controller per kind of background work (spec 30 §5.1)
+        self._retry_controller: AbortController | None = None
+        self._compaction_controller: AbortController | None = None
+        self._branch_summary_controller: AbortController | None = None
+        self._bash_controller: AbortController | None = None
+        self._compaction_done: asyncio.Event | None = None
 
     # -- state ----------------------------------------------------------------------------------
 
@@ -91,6 +177,19 @@ class AgentSession:
         return self.agent.state.is_streaming
 
     @property
+    def is_compacting(self) -> bool:
+        return self._compaction_controller is not None
+
+    @property
+    def is_retrying(self) -> bool:
+        return self._retry_controller is not None
+
+    @property
+    def is_busy(self) -> bool:
+        """A run, retry wait or compaction is in progress (the session is not settled)."""
+        return self._active_runs > 0 or self.is_compacting
+
+    @property
     def session_id(self) -> str:
         return self.session_manager.get_session_id()
 
@@ -105,6 +204,10 @@ class AgentSession:
     @property
     def system_prompt(self) -> str:
         return self.agent.state.system_prompt
+
+    @property
+    def retry_attempt(self) -> int:
+        return self._retry_attempt
 
     # -- events ---------------------------------------------------------------------------------
 
@@ -128,19 +231,6 @@ class AgentSession:
             except Exception:
                 log.exception("session listener failed on %s", getattr(event, "type", event))
 
-    async def _on_agent_event(self, event: Any, signal: Any) -> None:
-        if event.type == "message_end":
-            self._persist(event.message)
-        await self._emit(event)
-
-    def _persist(self, message: Any) -> None:
-        if getattr(message, "role", None) not in PERSISTED_ROLES:
-            return
-        try:
-            self.session_manager.append_message(message)
-        except Exception:
-            log.exception("could not save the message to the session file")
-
     def _emit_soon(self, event: Any) -> None:
         """Deliver an event from synchronous code: sync listeners run now, async ones are scheduled."""
         for listener in list(self._listeners):
@@ -157,16 +247,102 @@ class AgentSession:
                     if inspect.iscoroutine(result):
                         result.close()
 
+    async def _on_agent_event(self, event: Any, signal: Any) -> None:
+        kind = event.type
+        if kind == "message_start" and getattr(event.message, "role", None) == "user":
+            self._overflow_attempted = False
+        elif kind == "message_end":
+            message = event.message
+            self._persist(message)
+            if getattr(message, "role", None) == "assistant":
+                self._last_run_assistant = message
+        await self._emit(event)
+        if kind == "message_end" and getattr(event.message, "role", None) == "assistant":
+            await self._after_assistant_message(event.message)
+
+    async def _after_assistant_message(self, message: AssistantMessage) -> None:
+        if message.stop_reason == "error":
+            return
+        self._overflow_attempted = False  # R-RETRY-07
+        if self._retry_attempt > 0:  # R-RETRY-03
+            attempt, self._retry_attempt = self._retry_attempt, 0
+            await self._emit(AutoRetryEndEvent(success=True, attempt=attempt))
+
+    def _persist(self, message: Any) -> None:
+        role = getattr(message, "role", None)
+        if role not in PERSISTED_ROLES:
+            return
+        try:
+            if isinstance(message, CustomMessage):
+                self.session_manager.append_custom_message_entry(
+                    message.custom_type, message.content, message.display, message.details
+                )
+            else:
+                self.session_manager.append_message(message)
+        except Exception:
+            log.exception("could not save the message to the session file")
+
+    # -- extension hooks ------------------------------------------------------------------------
+
+    async def _hook_before(self, event_name: str, **payload: Any) -> Any:
+        """Fire a cancellable ``session_before_*`` hook; returns the handlers' answer (or None)."""
+        runner = self.extension_runner
+        if runner is None or not runner.has_handlers(event_name):
+            return None
+        from pi_app.coding.extensions import types as ext
+
+        classes = {
+            "session_before_compact": ext.SessionBeforeCompactEvent,
+            "session_before_tree": ext.SessionBeforeTreeEvent,
+            "session_before_fork": ext.SessionBeforeForkEvent,
+            "session_before_switch": ext.SessionBeforeSwitchEvent,
+        }
+        answer = await runner.emit_session_before(classes[event_name](**payload))
+        return SimpleNamespace(**answer) if isinstance(answer, dict) else answer
+
+    async def _hook_notify(self, event_name: str, **payload: Any) -> None:
+        runner = self.extension_runner
+        if runner is None:
+            return
+        from pi_app.coding.extensions import types as ext
+
+        classes = {
+            "session_compact": ext.SessionCompactEvent,
+            "session_tree": ext.SessionTreeEvent,
+            "session_shutdown": ext.SessionShutdownEvent,
+            "session_start": ext.SessionStartEvent,
+        }
+        try:
+            await runner.emit(classes[event_name](**payload))
+        except Exception:
+            log.exception("extension hook %s failed", event_name)
+
     # -- runs -----------------------------------------------------------------------------------
 
     def _user_message(self, text: str, images: Sequence[ImageContent] | None = None) -> UserMessage:
         return UserMessage(content=[TextContent(text=text), *(images or [])], timestamp=now_ms())
 
     async def prompt(self, text: str, images: Sequence[ImageContent] | None = None) -> None:
-        """Run one prompt to completion. In-run failures end up in the transcript, not as exceptions."""
+        """Run one prompt to completion, including any retries and compactions it triggers.
+
+        In-run failures end up in the transcript, not as exceptions.
+        """
         if self.agent.state.model is None:
             raise NoModelError(self.no_model_message)
-        await self.agent.prompt(self._user_message(text, images))
+        await self._wait_for_compaction()  # prompts typed during a compaction wait for it (R-CMP-32)
+        self._flush_pending_bash()
+        self._overflow_attempted = False
+        await self._check_compaction_before_prompt()
+        message = self._user_message(text, images)
+        await self._run(lambda: self.agent.prompt(message))
+
+    async def prompt_message(self, message: Any) -> None:
+        """Run with an already built message (a ``CustomMessage`` from an extension, for example)."""
+        if self.agent.state.model is None:
+            raise NoModelError(self.no_model_message)
+        await self._wait_for_compaction()
+        self._flush_pending_bash()
+        await self._run(lambda: self.agent.prompt(message))
 
     def steer(self, text: str, images: Sequence[ImageContent] | None = None) -> None:
         self.agent.steer(self._user_message(text, images))
@@ -185,11 +361,479 @@ class AgentSession:
         steering, follow_ups = self.agent.queued_messages()
         return QueueUpdateEvent([_text_of(m) for m in steering], [_text_of(m) for m in follow_ups])
 
+    async def _run(self, start: Callable[[], Awaitable[None]]) -> None:
+        self._active_runs += 1
+        if self._settled is None:
+            self._settled = asyncio.Event()
+        self._settled.clear()
+        try:
+            step: Callable[[], Awaitable[None]] | None = start
+            while step is not None and not self._disposed:
+                self._last_run_assistant = None
+                await step()
+                step = await self._after_run()
+        finally:
+            self._active_runs -= 1
+            self._flush_pending_bash()
+            if self._active_runs == 0 and self._settled is not None:
+                self._settled.set()
+
+    async def _after_run(self) -> Callable[[], Awaitable[None]] | None:
+        """What follows a finished agent run: a retry, an overflow recovery, a threshold compaction."""
+        message = self._last_run_assistant
+        if message is None or message.stop_reason == "aborted":
+            return None
+        window = self.model.context_window if self.model is not None else None
+        retry = self.settings_manager.get_retry_settings()
+        if message.stop_reason == "error" and retry.enabled and is_retryable_error(message, window):
+            outcome = await self._retry_after_delay(message, retry)
+            if outcome == "retry":
+                return self.agent.continue_
+            if outcome == "cancelled":
+                return None
+        elif message.stop_reason == "error" and self._retry_attempt > 0:
+            attempt, self._retry_attempt = self._retry_attempt, 0
+            await self._emit(AutoRetryEndEvent(False, attempt, message.error_message or "Unknown error"))
+        if self._is_current_model_overflow(message):
+            return await self._recover_from_overflow()
+        return await self._check_threshold_after_run(message)
+
+    async def _retry_after_delay(self, message: AssistantMessage, retry: Any) -> str:
+        """R-RETRY-02/04: ``"retry"``, ``"cancelled"`` (abort during the wait) or ``"exhausted"``."""
+        self._retry_attempt += 1
+        if self._retry_attempt > retry.max_retries:
+            attempt, self._retry_attempt = self._retry_attempt - 1, 0
+            await self._emit(AutoRetryEndEvent(False, attempt, message.error_message))
+            return "exhausted"
+        delay = backoff_delay_ms(retry.base_delay_ms, self._retry_attempt)
+        await self._emit(
+            AutoRetryStartEvent(self._retry_attempt, retry.max_retries, delay, message.error_message or "")
+        )
+        self._drop_trailing_error()
+        controller = AbortController()
+        self._retry_controller = controller
+        try:
+            aborted = await sleep_abortable(delay / 1000, controller.signal)
+        finally:
+            self._retry_controller = None
+        if aborted:
+            attempt, self._retry_attempt = self._retry_attempt, 0
+            await self._emit(AutoRetryEndEvent(False, attempt, "Retry cancelled"))
+            return "cancelled"
+        return "retry"
+
+    def _is_current_model_overflow(self, message: AssistantMessage) -> bool:
+        model = self.model
+        if model is None or (message.provider, message.model) != (model.provider, model.id):
+            return False
+        return is_context_overflow(message, model.context_window)
+
+    async def _recover_from_overflow(self) -> Callable[[], Awaitable[None]] | None:
+        if self._overflow_attempted:
+            await self._emit(CompactionStartEvent("overflow"))
+            await self._emit(CompactionEndEvent("overflow", None, False, False, OVERFLOW_RECOVERY_FAILED))
+            return None
+        self._overflow_attempted = True
+        self._drop_trailing_error()
+        outcome = await self._compact("overflow", will_retry=True)
+        if outcome.result is None:
+            return None
+        await asyncio.sleep(CONTINUE_DELAY_S)
+        self._drop_trailing_error()
+        last = self.agent.state.messages[-1] if self.agent.state.messages else None
+        if last is None or getattr(last, "role", None) == "assistant":
+            return None  # a silent overflow (a complete reply): nothing to resend
+        return self.agent.continue_
+
+    async def _check_threshold_after_run(
+        self, message: AssistantMessage
+    ) -> Callable[[], Awaitable[None]] | None:
+        if not await self._threshold_compaction(message):
+            return None
+        if self.agent.has_queued_messages():
+            await asyncio.sleep(CONTINUE_DELAY_S)
+            return self.agent.continue_
+        return None
+
+    async def _check_compaction_before_prompt(self) -> None:
+        message = self.get_last_assistant_message()
+        if message is not None:
+            await self._threshold_compaction(message)
+
+    async def _threshold_compaction(self, message: AssistantMessage) -> bool:
+        """R-CMP-05/06: compact when the context passed ``window - reserveTokens``. True if it ran."""
+        settings = CompactionSettings.from_any(self.settings_manager.get_compaction_settings())
+        model = self.model
+        if not settings.enabled or model is None:
+            return False
+        latest = self._latest_compaction_ms()
+        if message.timestamp <= latest:
+            return False  # usage from before the latest compaction is stale
+        if message.stop_reason == "error":
+            estimate = estimate_context_tokens(self.messages)
+            if estimate.last_usage_index is None:
+                return False
+            if self.messages[estimate.last_usage_index].timestamp <= latest:
+                return False
+            tokens = estimate.tokens
+        elif message.stop_reason == "aborted":
+            tokens = estimate_context_tokens(self.messages).tokens
+        else:
+            tokens = calculate_context_tokens(message.usage)
+        if not should_compact(tokens, model.context_window, settings):
+            return False
+        preparation = prepare_compaction(self.session_manager.get_branch(), settings)
+        if preparation is None or preparation.is_empty:
+            return False  # spec 30 §5.7: nothing to summarise, skip silently
+        await self._compact("threshold")
+        return True
+
+    def _latest_compaction_ms(self) -> int:
+        for entry in reversed(self.session_manager.get_branch()):
+            if isinstance(entry, CompactionEntry):
+                return entry.timestamp_ms
+        return 0
+
+    def _drop_trailing_error(self) -> None:
+        """Remove a failed assistant reply from the agent's memory (it stays in the file)."""
+        messages = self.agent.state.messages
+        if (
+            messages
+            and getattr(messages[-1], "role", None) == "assistant"
+            and messages[-1].stop_reason == "error"
+        ):
+            self.agent.state.messages = messages[:-1]
+
     def abort(self) -> None:
+        """Esc: stop the run and any retry wait, compaction, branch summary or user bash."""
         self.agent.abort()
+        for controller in (
+            self._retry_controller,
+            self._compaction_controller,
+            self._branch_summary_controller,
+            self._bash_controller,
+        ):
+            if controller is not None:
+                controller.abort()
+
+    def abort_retry(self) -> None:
+        if self._retry_controller is not None:
+            self._retry_controller.abort()
+
+    def abort_compaction(self) -> None:
+        if self._compaction_controller is not None:
+            self._compaction_controller.abort()
+
+    def abort_branch_summary(self) -> None:
+        if self._branch_summary_controller is not None:
+            self._branch_summary_controller.abort()
+
+    def abort_bash(self) -> None:
+        if self._bash_controller is not None:
+            self._bash_controller.abort()
 
     async def wait_for_idle(self) -> None:
-        await self.agent.wait_for_idle()
+        """Wait until settled: no run, retry wait, compaction or queued continuation (D-3)."""
+        while True:
+            await self.agent.wait_for_idle()
+            if self._active_runs > 0 and self._settled is not None:
+                await self._settled.wait()
+                continue
+            if self.is_compacting:
+                await self._wait_for_compaction()
+                continue
+            return
+
+    async def _stop_everything(self) -> None:
+        self.abort()
+        await self.wait_for_idle()
+
+    # -- compaction -----------------------------------------------------------------------------
+
+    async def compact(self, custom_instructions: str | None = None) -> CompactionResult:
+        """Manual ``/compact``; raises ``CompactionError`` with the user-facing reason on failure."""
+        messages = [e for e in self.session_manager.get_branch() if isinstance(e, MessageEntry)]
+        if len(messages) < 2:
+            raise CompactionError("Nothing to compact (no messages yet)")
+        if self.is_streaming or self._active_runs:
+            await self._stop_everything()
+        outcome = await self._compact("manual", custom_instructions=custom_instructions)
+        if outcome.result is None:
+            raise CompactionError(outcome.error or "Compaction cancelled")
+        return outcome.result
+
+    async def _compact(
+        self, reason: str, *, will_retry: bool = False, custom_instructions: str | None = None
+    ) -> CompactionOutcome:
+        controller = AbortController()
+        self._compaction_controller = controller
+        done = asyncio.Event()
+        self._compaction_done = done
+        model = self.model
+        api_key = None
+        if model is not None and self.agent.get_api_key is not None:
+            maybe = self.agent.get_api_key(model.provider)
+            api_key = await maybe if inspect.isawaitable(maybe) else maybe
+        try:
+            return await run_compaction(
+                reason=reason,
+                session_manager=self.session_manager,
+                settings=self.settings_manager.get_compaction_settings(),
+                model=model,
+                stream_fn=self.agent.stream_fn,
+                signal=controller.signal,
+                emit=self._emit,
+                replace_messages=self._replace_messages,
+                will_retry=will_retry,
+                custom_instructions=custom_instructions,
+                thinking_level=self.thinking_level,
+                retry=self.settings_manager.get_retry_settings(),
+                api_key=api_key,
+                before_compact=self._before_compact_hook(reason, will_retry),
+                after_compact=self._after_compact_hook(reason, will_retry),
+            )
+        finally:
+            self._compaction_controller = None
+            self._compaction_done = None
+            done.set()
+
+    def _before_compact_hook(self, reason: str, will_retry: bool) -> Any:
+        if self.extension_runner is None:
+            return None
+
+        async def hook(preparation: Any, entries: list[Any], instructions: str | None, signal: Any) -> Any:
+            return await self._hook_before(
+                "session_before_compact",
+                preparation=preparation,
+                branch_entries=entries,
+                custom_instructions=instructions,
+                reason=reason,
+                will_retry=will_retry,
+                signal=signal,
+            )
+
+        return hook
+
+    def _after_compact_hook(self, reason: str, will_retry: bool) -> Any:
+        async def hook(entry: Any, from_extension: bool) -> None:
+            await self._hook_notify(
+                "session_compact",
+                compaction_entry=entry,
+                from_extension=from_extension,
+                reason=reason,
+                will_retry=will_retry,
+            )
+
+        return hook
+
+    async def _wait_for_compaction(self) -> None:
+        done = self._compaction_done
+        if done is not None:
+            await done.wait()
+
+    def _replace_messages(self, messages: list[Any]) -> None:
+        self.agent.state.messages = list(messages)
+
+    def set_auto_compaction_enabled(self, enabled: bool) -> None:
+        """R-CMP-34: only automatic compaction is affected; ``/compact`` always works."""
+        self.settings_manager.set_compaction_enabled(enabled)
+
+    def set_auto_retry_enabled(self, enabled: bool) -> None:
+        self.settings_manager.set_retry_enabled(enabled)
+
+    def get_context_usage(self) -> ContextUsage | None:
+        """Footer figure (R-CMP-07): unknown right after a compaction until a fresh reply reports usage."""
+        model = self.model
+        if model is None:
+            return None
+        window = model.context_window
+        latest = self._latest_compaction_ms()
+        if latest:
+            fresh = any(
+                getattr(m, "role", None) == "assistant"
+                and m.stop_reason not in ("error", "aborted")
+                and m.timestamp > latest
+                and calculate_context_tokens(m.usage) > 0
+                for m in self.messages
+            )
+            if not fresh:
+                return ContextUsage(None, window, None)
+        tokens = estimate_context_tokens(self.messages).tokens
+        return ContextUsage(tokens, window, tokens / window * 100 if window else None)
+
+    # -- tree navigation, fork, clone, new, resume ----------------------------------------------
+
+    async def navigate_tree(
+        self,
+        target_id: str,
+        *,
+        summarize: bool = False,
+        custom_instructions: str | None = None,
+        replace_instructions: bool = False,
+        label: str | None = None,
+    ) -> NavigateResult:
+        """Move to another point of the tree (R-NAV-01); errors raise with a user-facing message."""
+        if self.is_streaming or self._active_runs:
+            await self._stop_everything()
+        controller = AbortController()
+        self._branch_summary_controller = controller
+        settings = self.settings_manager.get_branch_summary_settings()
+
+        async def before_tree(prep: TreePreparation, signal: Any) -> Any:
+            return await self._hook_before("session_before_tree", preparation=prep, signal=signal)
+
+        try:
+            result = await navigate_tree(
+                self.session_manager,
+                target_id,
+                summarize=summarize,
+                custom_instructions=custom_instructions,
+                replace_instructions=replace_instructions,
+                label=label,
+                model=self.model,
+                stream_fn=self.agent.stream_fn,
+                signal=controller.signal,
+                reserve_tokens=settings.reserve_tokens,
+                thinking_level=self.thinking_level,
+                retry=self.settings_manager.get_retry_settings(),
+                before_tree=before_tree if self.extension_runner is not None else None,
+            )
+        finally:
+            self._branch_summary_controller = None
+        if result.cancelled or (result.new_leaf_id == result.old_leaf_id and result.summary_entry is None):
+            return result
+        self._replace_messages(self.session_manager.build_session_context().messages)
+        await self._hook_notify(
+            "session_tree",
+            new_leaf_id=result.new_leaf_id,
+            old_leaf_id=result.old_leaf_id,
+            summary_entry=result.summary_entry,
+            from_extension=result.from_extension if result.summary_entry is not None else None,
+        )
+        return result
+
+    def get_user_messages_for_forking(self) -> list[tuple[str, str]]:
+        """``(entry_id, text)`` of every user message in the file (all branches), in file order."""
+        out = []
+        for entry in self.session_manager.get_entries():
+            if isinstance(entry, MessageEntry) and entry.role == "user":
+                text = _text_of(entry.message)
+                if text.strip():
+                    out.append((entry.id, text))
+        return out
+
+    async def fork(self, entry_id: str, position: str = "before") -> ForkResult:
+        """``/fork``: a new session file from the path before (or including) a user message."""
+        entry = self.session_manager.get_entry(entry_id)
+        if not isinstance(entry, MessageEntry) or entry.role != "user":
+            raise SessionOperationError("Invalid entry ID for forking")
+        answer = await self._hook_before("session_before_fork", entry_id=entry_id, position=position)
+        if answer is not None and getattr(answer, "cancel", False):
+            return ForkResult(cancelled=True)
+        await self._stop_everything()
+        previous = self.session_manager.get_session_file()
+        await self._hook_notify("session_shutdown", reason="fork", target_session_file=None)
+        selected = _text_of(entry.message) if position == "before" else None
+        if position == "before" and entry.parent_id is None:
+            self.session_manager.new_session(parent_session=previous)
+            self._append_startup_state()
+        else:
+            self.session_manager.create_branched_session(
+                entry.parent_id if position == "before" else entry_id
+            )
+        self._after_session_switch()
+        if answer is None or not getattr(answer, "skip_conversation_restore", False):
+            self._replace_messages(self.session_manager.build_session_context().messages)
+        else:
+            self._replace_messages([])
+        await self._hook_notify("session_start", reason="fork", previous_session_file=previous)
+        return ForkResult(selected_text=selected)
+
+    async def clone(self) -> ForkResult:
+        """``/clone``: save the active path into a new session file and continue there."""
+        leaf = self.session_manager.get_leaf_id()
+        if leaf is None:
+            raise SessionOperationError("Nothing to clone")
+        await self._stop_everything()
+        previous = self.session_manager.get_session_file()
+        await self._hook_notify("session_shutdown", reason="fork", target_session_file=None)
+        self.session_manager.create_branched_session(leaf)
+        self._after_session_switch()
+        self._replace_messages(self.session_manager.build_session_context().messages)
+        await self._hook_notify("session_start", reason="fork", previous_session_file=previous)
+        return ForkResult()
+
+    async def new_session(self, parent_session: str | None = None) -> bool:
+        """``/new``: False when an extension cancelled it."""
+        answer = await self._hook_before("session_before_switch", reason="new")
+        if answer is not None and getattr(answer, "cancel", False):
+            return False
+        await self._stop_everything()
+        previous = self.session_manager.get_session_file()
+        await self._hook_notify("session_shutdown", reason="new", target_session_file=None)
+        self.agent.reset()
+        self.session_manager.new_session(parent_session=parent_session)
+        self.session_manager.append_thinking_level_change(self.thinking_level)
+        self._after_session_switch()
+        await self._hook_notify("session_start", reason="new", previous_session_file=previous)
+        return True
+
+    async def switch_session(self, path: str) -> SwitchResult:
+        """Resume another session file (R-NAV-08)."""
+        answer = await self._hook_before("session_before_switch", reason="resume", target_session_file=path)
+        if answer is not None and getattr(answer, "cancel", False):
+            return SwitchResult(switched=False)
+        await self._stop_everything()
+        previous = self.session_manager.get_session_file()
+        await self._hook_notify("session_shutdown", reason="resume", target_session_file=path)
+        self.session_manager.set_session_file(path)
+        self._after_session_switch()
+        warnings = list(self.session_manager.warnings)
+        self.session_manager.warnings.clear()
+        context = self.session_manager.build_session_context()
+        self._replace_messages(context.messages)
+        warnings += await self._restore_model_and_thinking(context)
+        await self._hook_notify("session_start", reason="resume", previous_session_file=previous)
+        return SwitchResult(True, warnings)
+
+    async def _restore_model_and_thinking(self, context: Any) -> list[str]:
+        warnings: list[str] = []
+        if context.model is not None and self.model_registry is not None:
+            provider, model_id = context.model
+            current = self.model
+            if current is None or (current.provider, current.id) != (provider, model_id):
+                from pi_app.coding.models.resolver import restore_session_model
+
+                model, message, restored = await restore_session_model(
+                    self.model_registry, provider, model_id, current
+                )
+                if restored and model is not None:
+                    self.agent.state.model = model
+                elif message:
+                    warnings.append(message)
+        has_level = any(isinstance(e, ThinkingLevelChangeEntry) for e in self.session_manager.get_branch())
+        if has_level:
+            self.agent.state.thinking_level = clamp_level(self.model, context.thinking_level)  # type: ignore[assignment]
+        else:
+            level = clamp_level(self.model, self.settings_manager.get_default_thinking_level() or "medium")
+            self.agent.state.thinking_level = level  # type: ignore[assignment]
+            self.session_manager.append_thinking_level_change(level)
+        return warnings
+
+    def _append_startup_state(self) -> None:
+        if self.model is not None:
+            self.session_manager.append_model_change(self.model.provider, self.model.id)
+        self.session_manager.append_thinking_level_change(self.thinking_level)
+
+    def _after_session_switch(self) -> None:
+        """Bookkeeping shared by fork, clone, new and resume."""
+        self.agent.session_id = self.session_manager.get_session_id()
+        self.agent.clear_all_queues()
+        self._pending_bash.clear()
+        self._retry_attempt = 0
+        self._overflow_attempted = False
+        self._emit_soon(self._queue_event())
+        self._emit_soon(SessionInfoChangedEvent(self.session_manager.get_session_name()))
 
     # -- model and thinking -----------------------------------------------------------------------
 
@@ -203,19 +847,107 @@ class AgentSession:
                 log.exception("could not save the default model")
         clamped = clamp_level(model, self.agent.state.thinking_level)
         if clamped != self.agent.state.thinking_level:
-            self.set_thinking_level(clamped)
+            self.set_thinking_level(clamped, persist_default=False)
 
-    def set_thinking_level(self, level: str) -> None:
+    def set_thinking_level(self, level: str, *, persist_default: bool = True) -> None:
+        """Appends ``thinking_level_change`` only when the effective level changes (R-NAV-10)."""
         clamped = clamp_level(self.agent.state.model, level)
         if clamped == self.agent.state.thinking_level:
             return
         self.agent.state.thinking_level = clamped  # type: ignore[assignment]
         self.session_manager.append_thinking_level_change(clamped)
+        if persist_default:
+            try:
+                self.settings_manager.set_default_thinking_level(clamped)
+            except Exception:
+                log.exception("could not save the default thinking level")
         self._emit_soon(ThinkingLevelChangedEvent(clamped))
+
+    def cycle_thinking_level(self) -> str:
+        """Next level the current model supports (wrapping); returns the new level."""
+        from pi_app.ai.thinking import supported_thinking_levels
+
+        levels = supported_thinking_levels(self.model) if self.model is not None else ["off"]
+        current = self.thinking_level
+        index = levels.index(current) if current in levels else -1
+        self.set_thinking_level(levels[(index + 1) % len(levels)])
+        return self.thinking_level
+
+    async def cycle_model(self, direction: int = 1) -> CycleResult | None:
+        """Next model among ``enabledModels`` (or all available); None when there is nothing to cycle."""
+        if self.model_registry is None:
+            return None
+        from pi_app.coding.models.resolver import cycle_model, resolve_model_scope
+
+        scoped = self.scoped_models
+        patterns = self.settings_manager.get_enabled_models()
+        if not scoped and patterns:
+            scoped, _warnings = resolve_model_scope(patterns, self.model_registry.get_all())
+        chosen = await cycle_model(self.model_registry, self.model, scoped, direction)
+        if chosen is None:
+            return None
+        await self.set_model(chosen.model)
+        if chosen.thinking_level:
+            self.set_thinking_level(chosen.thinking_level)
+        return CycleResult(chosen.model, self.thinking_level)
 
     def set_session_name(self, name: str) -> None:
         self.session_manager.append_session_info(name)
         self._emit_soon(SessionInfoChangedEvent(self.session_manager.get_session_name()))
+
+    # -- user bash (!cmd) -----------------------------------------------------------------------
+
+    async def execute_bash(
+        self,
+        command: str,
+        *,
+        exclude_from_context: bool = False,
+        on_chunk: Callable[[str], None] | None = None,
+    ) -> BashExecutionMessage:
+        """Run a user ``!cmd`` (``!!cmd``: ``exclude_from_context``) and record it."""
+        from pi_app.coding.tools.bash import execute_user_bash
+
+        controller = AbortController()
+        self._bash_controller = controller
+        try:
+            result = await execute_user_bash(
+                command,
+                self.cwd,
+                on_chunk,
+                controller.signal,
+                shell_path=self.settings_manager.get_shell_path(),
+                command_prefix=self.settings_manager.get_shell_command_prefix(),
+            )
+        finally:
+            self._bash_controller = None
+        message = BashExecutionMessage(
+            command=result.command,
+            output=result.output,
+            exit_code=result.exit_code,
+            cancelled=result.cancelled,
+            truncated=result.truncated,
+            full_output_path=result.full_output_path,
+            exclude_from_context=True if exclude_from_context else None,
+            timestamp=now_ms(),
+        )
+        self.record_bash_execution(message)
+        return message
+
+    def record_bash_execution(self, message: BashExecutionMessage) -> None:
+        """Add a bash result to the conversation; while the agent streams it waits for the run to end
+        so a tool call and its result stay adjacent (R-NAV-11)."""
+        if self.is_streaming:
+            self._pending_bash.append(message)
+            return
+        self.agent.state.messages = [*self.agent.state.messages, message]
+        self._persist(message)
+
+    def _flush_pending_bash(self) -> None:
+        if self.is_streaming:
+            return
+        pending, self._pending_bash = self._pending_bash, []
+        for message in pending:
+            self.record_bash_execution(message)
 
     # -- queries ----------------------------------------------------------------------------------
 
@@ -236,7 +968,7 @@ class AgentSession:
         if self._disposed:
             return
         self._disposed = True
-        self.agent.abort()
+        self.abort()
         self._unsubscribe_agent()
         self._listeners.clear()
 
