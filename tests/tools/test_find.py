@@ -118,3 +118,17 @@ async def test_non_utf8_file_names(cwd, backend):
 
     grep = await run_tool(create_grep_tool(cwd), {"pattern": "needle"})
     assert text_of(grep) == "caf\ufffd.txt:1: needle"
+
+
+async def test_search_inside_an_ignored_directory_lists_its_files(cwd, backend):
+    make_tree(
+        cwd,
+        {
+            ".gitignore": "node_modules/\n*.log\nlib\n",
+            "node_modules/pkg/index.js": "",
+            "node_modules/pkg/a.log": "",
+        },
+    )
+    make_tree(cwd, {"node_modules/pkg/lib/x.js": ""})
+    assert text_of(await find(cwd, pattern="*", path="node_modules/pkg")) == "index.js"
+    assert text_of(await find(cwd, pattern="*")) == ".gitignore"

@@ -208,14 +208,17 @@ async def test_undecodable_small_image_passes_through(cwd):
     assert base64.b64decode(result.content[1].data) == data
 
 
-async def test_transparent_image_resized_to_jpeg_or_png_stays_valid(cwd):
+async def test_noisy_transparent_image_falls_back_to_jpeg(cwd, monkeypatch):
+    import pi_app.coding.tools.images as images
+
+    monkeypatch.setattr(images, "MAX_IMAGE_BYTES", 150_000)
     out = io.BytesIO()
-    noisy = Image.effect_noise((2600, 2600), 80).convert("RGBA")
-    noisy.save(out, format="PNG")
+    Image.effect_noise((2400, 240), 90).convert("RGBA").save(out, format="PNG")
     write(cwd, "noise.png", out.getvalue())
     result = await read(cwd, path="noise.png")
     image = result.content[1]
-    decoded = Image.open(io.BytesIO(base64.b64decode(image.data)))
-    assert decoded.size == (2000, 2000)
-    assert image.mime_type in ("image/png", "image/jpeg")
-    assert decoded.format == image.mime_type.split("/")[1].upper()
+    data = base64.b64decode(image.data)
+    decoded = Image.open(io.BytesIO(data))
+    assert image.mime_type == "image/jpeg" and decoded.format == "JPEG" and decoded.mode == "RGB"
+    assert decoded.size[0] <= 2000 and len(data) <= 150_000
+    assert "displayed at" in result.content[0].text

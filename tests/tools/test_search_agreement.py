@@ -42,10 +42,13 @@ async def test_backends_agree(tmp_path, monkeypatch, seed):
     if as_repo:
         git_init(root)
     make_tree(root, files)
+    subdirs = sorted({os.path.dirname(p) for p in files if os.path.dirname(p)})
+    start = random.Random(seed).choice(subdirs) if subdirs else "."  # may lie inside an ignored dir
     outputs = {}
     for backend in ("native", "python"):
         monkeypatch.setenv("PI_SEARCH_BACKEND", backend)
         found = text_of(await run_tool(create_find_tool(root), {"pattern": "**"}))
         grepped = text_of(await run_tool(create_grep_tool(root), {"pattern": "needle", "limit": 1000}))
-        outputs[backend] = (found, grepped)
+        inside = text_of(await run_tool(create_find_tool(root), {"pattern": "*", "path": start}))
+        outputs[backend] = (found, grepped, inside)
     assert outputs["native"] == outputs["python"]

@@ -13,13 +13,16 @@ It mirrors what ``rg --hidden --no-require-git`` does, so both back ends list th
 
 Deliberate agreement with rg over spec 50 R-SRCH-04: with ``--no-require-git`` ripgrep does not
 treat a nested ``.git`` as a boundary for parent ``.gitignore`` rules, so neither does this module.
-Matching uses ``pathspec``'s gitignore implementation (negation, anchoring and ``**`` rules).
+Patterns are parsed by ``pathspec``'s gitignore implementation (escapes, negation, anchoring, ``**``)
+and, as in rg, each entry is matched on its own: a pattern for a directory prunes the walk there
+but does not hide the files of a search that starts inside that directory.
 """
 
 from __future__ import annotations
 
 import configparser
 import os
+import re
 from dataclasses import dataclass
 
 import pathspec
@@ -30,28 +33,51 @@ GITIGNORE = ".gitignore"
 _KINDS = (CUSTOM_IGNORE, IGNORE, GITIGNORE, "exclude")
 
 
+Rule = tuple[re.Pattern[str], bool]  # (pathspec's compiled regex, include)
+
+
+def _matches_entry_itself(regex: re.Pattern[str], candidate: str) -> bool:
+    """Does the pattern match this entry, rather than only one of its parent directories?
+
+    pathspec's regexes also match everything below a matching directory (they end in a ``ps_d``
+    group followed by anything). rg asks about each entry on its own, which matters when a search
+    starts inside an ignored directory (``node_modules/pkg``): its files are listed.
+    """
+    if regex.fullmatch(candidate):
+        return True
+    found = regex.match(candidate)
+    return found is not None and found.groupdict().get("ps_d") is None
+
+
 @dataclass(frozen=True)
 class IgnoreLayer:
     directory: str  # absolute
     kind: str  # one of _KINDS
-    spec: pathspec.GitIgnoreSpec
+    rules: tuple[Rule, ...]
 
     def verdict(self, absolute: str, is_dir: bool) -> bool | None:
+        """True: ignored, False: re-included by ``!``, None: no rule of this file applies."""
         rel = os.path.relpath(absolute, self.directory).replace(os.sep, "/")
         if rel.startswith("../") or rel == "..":
             return None
-        return self.spec.check_file(rel + "/" if is_dir else rel).include
+        candidate = rel + "/" if is_dir else rel
+        result = None
+        for regex, include in self.rules:
+            if _matches_entry_itself(regex, candidate):
+                result = include
+        return result
 
 
-def _read_spec(path: str) -> pathspec.GitIgnoreSpec | None:
+def _read_rules(path: str) -> tuple[Rule, ...]:
     try:
         with open(path, encoding="utf-8", errors="replace") as handle:
             lines = handle.read().splitlines()
     except OSError:
-        return None
-    if not any(line.strip() and not line.startswith("#") for line in lines):
-        return None
-    return pathspec.GitIgnoreSpec.from_lines(lines)
+        return ()
+    spec = pathspec.GitIgnoreSpec.from_lines(lines)
+    return tuple(
+        (p.regex, bool(p.include)) for p in spec.patterns if p.include is not None and p.regex is not None
+    )
 
 
 def layers_for_directory(directory: str) -> list[IgnoreLayer]:
@@ -63,9 +89,9 @@ def layers_for_directory(directory: str) -> list[IgnoreLayer]:
         (GITIGNORE, GITIGNORE),
         ("exclude", os.path.join(".git", "info", "exclude")),
     ):
-        spec = _read_spec(os.path.join(directory, name))
-        if spec is not None:
-            found.append(IgnoreLayer(directory, kind, spec))
+        rules = _read_rules(os.path.join(directory, name))
+        if rules:
+            found.append(IgnoreLayer(directory, kind, rules))
     return found
 
 
@@ -90,8 +116,8 @@ def _git_config_excludes_file(home: str) -> str | None:
 
 def global_layer(root: str) -> IgnoreLayer | None:
     path = _git_config_excludes_file(os.path.expanduser("~"))
-    spec = _read_spec(path) if path else None
-    return IgnoreLayer(root, "global", spec) if spec is not None else None
+    rules = _read_rules(path) if path else ()
+    return IgnoreLayer(root, "global", rules) if rules else None
 
 
 def ancestor_layers(root: str) -> list[IgnoreLayer]:
