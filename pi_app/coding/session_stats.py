@@ -1,0 +1,102 @@
+"""Counts and totals over a session's messages, as pi's ``get_session_stats`` reports them.
+
+``compute_session_stats(session)`` reads only the public ``AgentSession`` surface (messages,
+session id and file, and ``get_context_usage`` when the session offers it) and returns a
+``SessionStats`` whose ``to_dict`` is pi 0.73.1's camelCase shape: user/assistant/tool counts,
+token totals summed over assistant usage, total cost, and the context usage of the last reply.
+Shared by RPC (``get_session_stats``) and the TUI's ``/session``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass
+class TokenTotals:
+    input: int = 0
+    output: int = 0
+    cache_read: int = 0
+    cache_write: int = 0
+
+    @property
+    def total(self) -> int:
+        return self.input + self.output + self.cache_read + self.cache_write
+
+
+@dataclass
+class SessionStats:
+    session_file: str | None
+    session_id: str
+    user_messages: int = 0
+    assistant_messages: int = 0
+    tool_calls: int = 0
+    tool_results: int = 0
+    total_messages: int = 0
+    tokens: TokenTotals = field(default_factory=TokenTotals)
+    cost: float = 0.0
+    context_usage: dict[str, Any] | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        if self.session_file is not None:
+            out["sessionFile"] = self.session_file
+        out.update(
+            sessionId=self.session_id,
+            userMessages=self.user_messages,
+            assistantMessages=self.assistant_messages,
+            toolCalls=self.tool_calls,
+            toolResults=self.tool_results,
+            totalMessages=self.total_messages,
+            tokens={
+                "input": self.tokens.input,
+                "output": self.tokens.output,
+                "cacheRead": self.tokens.cache_read,
+                "cacheWrite": self.tokens.cache_write,
+                "total": self.tokens.total,
+            },
+            cost=self.cost,
+        )
+        if self.context_usage is not None:
+            out["contextUsage"] = self.context_usage
+        return out
+
+
+def compute_session_stats(session: Any) -> SessionStats:
+    stats = SessionStats(session_file=session.session_file, session_id=session.session_id)
+    for message in session.messages:
+        role = getattr(message, "role", None)
+        stats.total_messages += 1
+        if role == "user":
+            stats.user_messages += 1
+        elif role == "toolResult":
+            stats.tool_results += 1
+        elif role == "assistant":
+            stats.assistant_messages += 1
+            stats.tool_calls += sum(1 for b in message.content if getattr(b, "type", None) == "toolCall")
+            usage = message.usage
+            stats.tokens.input += usage.input
+            stats.tokens.output += usage.output
+            stats.tokens.cache_read += usage.cache_read
+            stats.tokens.cache_write += usage.cache_write
+            stats.cost += usage.cost.total
+    stats.context_usage = _context_usage(session)
+    return stats
+
+
+def _context_usage(session: Any) -> dict[str, Any] | None:
+    get_usage = getattr(session, "get_context_usage", None)
+    if callable(get_usage):
+        usage = get_usage()
+        if usage is None:
+            return None
+        return {"tokens": usage.tokens, "contextWindow": usage.context_window, "percent": usage.percent}
+    model = session.model
+    if model is None:
+        return None
+    from pi_app.coding.compaction import estimate_context_tokens
+
+    tokens = estimate_context_tokens(list(session.messages)).tokens
+    window = model.context_window
+    return {"tokens": tokens, "contextWindow": window, "percent": tokens / window * 100 if window else None}

@@ -1,0 +1,183 @@
+"""The RPC server in process, over the scripted provider: errors, busy prompts, queueing, state,
+models, thinking levels, bash, names, EOF and interruption."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import pytest
+
+from pi_app.ai.testing import delay, fake_model, text
+from tests.modes.rpc_harness import make_harness
+
+
+@pytest.fixture
+def cwd(tmp_path: Path) -> str:
+    (tmp_path / "a.txt").write_text("A\n")
+    return str(tmp_path)
+
+
+async def test_errors_echo_the_id_and_the_server_keeps_serving(cwd: str) -> None:
+    h = await make_harness(cwd, [[delay(0.3), text("slow answer")]])
+    h.send_raw(b"{not json\n")
+    h.send({"id": "u1", "type": "frobnicate"})
+    h.send({"id": "m1", "type": "set_model", "provider": "fake"})
+    h.send({"id": "p1", "type": "prompt", "message": "first"})
+    h.send({"id": "p2", "type": "prompt", "message": "second while busy"})
+    assert (await h.response("u1"))["error"] == "Unknown command: frobnicate"
+    missing = await h.response("m1")
+    assert missing["success"] is False and "modelId" in missing["error"]
+    assert (await h.response("p1"))["success"] is True
+    busy = await h.response("p2")
+    assert busy["success"] is False and "streamingBehavior" in busy["error"]
+    parse = [r for r in h.responses() if r["command"] == "parse"]
+    assert len(parse) == 1 and "id" not in parse[0]
+    # one response per request, and the server still answers afterwards
+    assert [len(h.responses(i)) for i in ("u1", "m1", "p1", "p2")] == [1, 1, 1, 1]
+    await h.wait_for(lambda x: x.get("type") == "agent_end")
+    state = await h.request({"id": "s", "type": "get_state"})
+    assert state["success"] and state["data"]["messageCount"] == 2
+    assert await h.close() == 0
+
+
+async def test_prompt_response_precedes_the_run_and_events_follow_pi_order(cwd: str) -> None:
+    h = await make_harness(cwd, [[text("hello")]])
+    h.send({"id": "p", "type": "prompt", "message": "hi\u2028there"})
+    await h.wait_for(lambda x: x.get("type") == "agent_end")
+    lines = h.lines()
+    assert lines[0] == {"id": "p", "type": "response", "command": "prompt", "success": True}
+    types = [x["type"] for x in lines[1:]]
+    assert types[:4] == ["agent_start", "turn_start", "message_start", "message_end"]
+    assert types[-2:] == ["turn_end", "agent_end"]
+    assert lines[3]["message"]["content"][0]["text"] == "hi\u2028there"
+    await h.close()
+
+
+async def test_steer_while_streaming_is_accepted_and_reported_in_a_queue_update(cwd: str) -> None:
+    h = await make_harness(cwd, [[delay(0.3), text("one")], [text("two")]])
+    h.send({"id": "p", "type": "prompt", "message": "go"})
+    await h.wait_for(lambda x: x.get("type") == "agent_start")
+    h.send({"id": "s", "type": "prompt", "message": "m", "streamingBehavior": "steer"})
+    assert (await h.response("s"))["success"] is True
+    update = await h.wait_for(lambda x: x.get("type") == "queue_update" and x["steering"])
+    assert update["steering"] == ["m"] and update["followUp"] == []
+    await h.wait_for(lambda x: x.get("type") == "agent_end")
+    users = [x for x in h.lines() if x.get("type") == "message_start" and x["message"]["role"] == "user"]
+    assert [u["message"]["content"][0]["text"] for u in users] == ["go", "m"]
+    await h.close()
+
+
+async def test_clear_queue_returns_both_queues(cwd: str) -> None:
+    h = await make_harness(cwd, [[delay(0.5), text("one")], [text("x")], [text("y")]])
+    h.send({"id": "p", "type": "prompt", "message": "go"})
+    await h.wait_for(lambda x: x.get("type") == "agent_start")
+    h.send({"id": "a", "type": "steer", "message": "s1"})
+    h.send({"id": "b", "type": "follow_up", "message": "f1"})
+    await h.response("b")
+    cleared = await h.request({"id": "c", "type": "clear_queue"})
+    assert cleared["data"] == {"steering": ["s1"], "followUp": ["f1"]}
+    state = await h.request({"id": "st", "type": "get_state"})
+    assert state["data"]["pendingMessageCount"] == 0
+    abort = await h.request({"id": "ab", "type": "abort"})
+    assert abort["success"] and "data" not in abort
+    assert (await h.request({"id": "st2", "type": "get_state"}))["data"]["isStreaming"] is False
+    await h.close()
+
+
+async def test_state_models_and_thinking_levels(cwd: str) -> None:
+    models = [fake_model("m1", reasoning=True), fake_model("m2")]
+    h = await make_harness(cwd, models=models)
+    state = (await h.request({"id": "1", "type": "get_state"}))["data"]
+    assert state["model"]["id"] == "m1" and "sessionFile" not in state  # in-memory session
+    assert set(state) >= {"thinkingLevel", "isStreaming", "isCompacting", "steeringMode", "followUpMode"}
+    assert set(state["model"]) == {
+        "id",
+        "name",
+        "api",
+        "provider",
+        "baseUrl",
+        "reasoning",
+        "input",
+        "cost",
+        "contextWindow",
+        "maxTokens",
+    }
+    available = (await h.request({"id": "2", "type": "get_available_models"}))["data"]["models"]
+    assert [m["id"] for m in available] == ["m1", "m2"]
+    levels = (await h.request({"id": "3", "type": "get_available_thinking_levels"}))["data"]["levels"]
+    assert levels[0] == "off" and "high" in levels
+    await h.request({"id": "4", "type": "set_thinking_level", "level": "high"})
+    changed = await h.wait_for(lambda x: x.get("type") == "thinking_level_changed")
+    assert changed == {"type": "thinking_level_changed", "level": "high"}
+    switched = await h.request({"id": "5", "type": "set_model", "provider": "fake", "modelId": "m2"})
+    assert switched["data"]["id"] == "m2"
+    assert (await h.request({"id": "6", "type": "cycle_thinking_level"}))["data"] is None  # no reasoning
+    levels = (await h.request({"id": "7", "type": "get_available_thinking_levels"}))["data"]["levels"]
+    assert levels == ["off"]
+    missing = await h.request({"id": "8", "type": "set_model", "provider": "fake", "modelId": "nope"})
+    assert missing["error"] == "Model not found: fake/nope"
+    await h.request({"id": "9", "type": "set_steering_mode", "mode": "all"})
+    assert (await h.request({"id": "10", "type": "get_state"}))["data"]["steeringMode"] == "all"
+    await h.close()
+
+
+async def test_session_name_messages_and_last_text(cwd: str) -> None:
+    h = await make_harness(cwd, [[text("the answer")]])
+    empty = await h.request({"id": "n0", "type": "set_session_name", "name": "   "})
+    assert empty["error"] == "Session name cannot be empty"
+    await h.request({"id": "n1", "type": "set_session_name", "name": "  my work  "})
+    info = await h.wait_for(lambda x: x.get("type") == "session_info_changed")
+    assert info["name"] == "my work"
+    assert (await h.request({"id": "t0", "type": "get_last_assistant_text"}))["data"] == {"text": None}
+    h.send({"id": "p", "type": "prompt", "message": "q"})
+    await h.wait_for(lambda x: x.get("type") == "agent_end")
+    assert (await h.request({"id": "t1", "type": "get_last_assistant_text"}))["data"] == {
+        "text": "the answer"
+    }
+    messages = (await h.request({"id": "g", "type": "get_messages"}))["data"]["messages"]
+    assert [m["role"] for m in messages] == ["user", "assistant"]
+    stats = (await h.request({"id": "st", "type": "get_session_stats"}))["data"]
+    assert stats["userMessages"] == 1 and stats["assistantMessages"] == 1 and stats["totalMessages"] == 2
+    assert stats["tokens"]["total"] == stats["tokens"]["input"] + stats["tokens"]["output"]
+    entries = (await h.request({"id": "e", "type": "get_entries"}))["data"]
+    assert entries["leafId"] == entries["entries"][-1]["id"]
+    since = (await h.request({"id": "e2", "type": "get_entries", "since": entries["entries"][-2]["id"]}))[
+        "data"
+    ]
+    assert [e["id"] for e in since["entries"]] == [entries["entries"][-1]["id"]]
+    bad = await h.request({"id": "e3", "type": "get_entries", "since": "zzzz"})
+    assert bad["success"] is False
+    tree = (await h.request({"id": "tr", "type": "get_tree"}))["data"]
+    assert len(tree["tree"]) == 1 and tree["leafId"] == entries["leafId"]
+    await h.close()
+
+
+async def test_eof_lets_an_accepted_prompt_settle(cwd: str) -> None:
+    h = await make_harness(cwd, [[delay(0.2), text("done")]])
+    h.send({"id": "p", "type": "prompt", "message": "go"})
+    h.send({"id": "s", "type": "get_state"})
+    assert await h.close() == 0
+    types = [x["type"] for x in h.lines()]
+    assert "agent_end" in types and len(h.responses("s")) == 1
+    assert h.session.get_last_assistant_text() == "done"
+
+
+async def test_stop_signal_aborts_the_run(cwd: str) -> None:
+    h = await make_harness(cwd, [[delay(30), text("never")]])
+    h.send({"id": "p", "type": "prompt", "message": "go"})
+    await h.wait_for(lambda x: x.get("type") == "message_start" and x["message"]["role"] == "assistant")
+    h.stop.set()
+    assert await asyncio.wait_for(h.task, 10) == 0
+    end = [x for x in h.lines() if x.get("type") == "message_end"][-1]
+    assert end["message"]["stopReason"] == "aborted"
+
+
+async def test_every_line_is_one_json_object(cwd: str) -> None:
+    h = await make_harness(cwd, [[text("a\u2028b\nc")]])
+    h.send({"id": "p", "type": "prompt", "message": "x"})
+    await h.wait_for(lambda x: x.get("type") == "agent_end")
+    await h.close()
+    for record in h.stream.getvalue().split(b"\n")[:-1]:
+        assert isinstance(json.loads(record), dict)
