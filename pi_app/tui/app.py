@@ -29,6 +29,7 @@ from pi_app.tui.editor.widget import PromptEditor
 from pi_app.tui.editor_slot import EditorSlot
 from pi_app.tui.footer import Footer
 from pi_app.tui.session_bridge import SessionBridge, SessionCallFailed, SessionEvent, SessionReady
+from pi_app.tui.terminal import TerminalSetup
 from pi_app.tui.transcript import Transcript
 
 HEADER_HINTS = "escape interrupt · ctrl+c/ctrl+d clear/exit · / commands · ! bash · shift+enter newline"
@@ -66,6 +67,9 @@ class PiApp(App[int], inherit_bindings=False):
         Binding("escape", "interrupt", "interrupt", show=False, id="app.interrupt"),
         Binding("ctrl+c", "clear", "clear", show=False, priority=True, id="app.clear"),
         Binding("ctrl+d", "exit_if_empty", "exit", show=False, priority=True, id="app.exit"),
+        Binding("shift+pageup", "transcript('page_up')", show=False, id="app.transcript.pageUp"),
+        Binding("shift+pagedown", "transcript('page_down')", show=False, id="app.transcript.pageDown"),
+        Binding("ctrl+v", "paste_image", show=False, id="app.clipboard.pasteImage"),
     ]
 
     def __init__(
@@ -75,8 +79,11 @@ class PiApp(App[int], inherit_bindings=False):
         session_factory: Callable[[], Awaitable[Any]] | None = None,
         cwd: str | None = None,
         animate: bool = True,
+        terminal: TerminalSetup | None = None,
     ) -> None:
         super().__init__()
+        self.terminal = terminal or TerminalSetup.from_environment()
+        """Capabilities probed before start (images, keyboard, cell size); see ``terminal.py``."""
         import os
 
         self.options = options or LaunchOptions()
@@ -142,12 +149,14 @@ class PiApp(App[int], inherit_bindings=False):
         self.transcript.add_header(f"pi v{__version__}\n{HEADER_HINTS}")
         self.editor.cursor_blink = self.animate  # a blinking caret makes screenshots nondeterministic
         self.editor.focus()
+        self.terminal.attach(self, self.transcript)
         self.run_worker(self.bridge.run, thread=True, group="agent", exit_on_error=False, name="agent")
         if self.animate:
             self.set_interval(0.08, self._tick_spinner)
 
     def on_unmount(self) -> None:
         self.bridge.stop()
+        self.terminal.detach()
 
     # -- session events -------------------------------------------------------------------------
 
@@ -171,7 +180,7 @@ class PiApp(App[int], inherit_bindings=False):
     def _render_history(self, message: Any) -> None:
         role = getattr(message, "role", None)
         if role == "user":
-            self.transcript.add_user(_plain_text(message))
+            self.transcript.add_user(_plain_text(message), _images(message))
         elif role == "assistant":
             self.transcript.end_assistant(message)
         elif role == "toolResult":
@@ -217,7 +226,7 @@ class PiApp(App[int], inherit_bindings=False):
         elif t == "message_start":
             role = getattr(event.message, "role", None)
             if role == "user":
-                transcript.add_user(_plain_text(event.message))
+                transcript.add_user(_plain_text(event.message), _images(event.message))
             elif role == "assistant":
                 transcript.start_assistant(event.message)
         elif t == "message_update":
@@ -312,6 +321,27 @@ class PiApp(App[int], inherit_bindings=False):
         self._last_clear = now
         self.editor.clear()
 
+    def action_transcript(self, where: str) -> None:
+        """Scroll the transcript (R-TR-04): page_up, page_down, top, bottom."""
+        transcript = self.transcript
+        {
+            "page_up": transcript.scroll_page_up_lines,
+            "page_down": transcript.scroll_page_down_lines,
+            "top": transcript.scroll_top,
+            "bottom": transcript.scroll_bottom,
+        }[where]()
+
+    def action_paste_image(self) -> None:
+        """R-IMG-05: a clipboard image becomes a temp file whose path is typed at the cursor."""
+        from pi_app.tui.images import save_clipboard_image
+
+        def paste() -> None:
+            path = save_clipboard_image()
+            if path:
+                self.call_from_thread(self.editor.insert, path)
+
+        self.run_worker(paste, thread=True, group="clipboard", exclusive=True, exit_on_error=False)
+
     def action_exit_if_empty(self) -> None:
         if not self.editor.text:
             self.exit(0)
@@ -324,7 +354,15 @@ def _plain_text(message: Any) -> str:
     return "".join(getattr(b, "text", "") for b in content if getattr(b, "type", "") == "text")
 
 
+def _images(message: Any) -> list[Any]:
+    content = getattr(message, "content", "")
+    return [] if isinstance(content, str) else [b for b in content if getattr(b, "type", "") == "image"]
+
+
 def run_interactive(options: LaunchOptions) -> int:
-    app = PiApp(options)
+    from pi_app.tui.keys import install_key_parser
+
+    install_key_parser()
+    app = PiApp(options, terminal=TerminalSetup.detect())
     result = app.run()
     return int(result or 0)

@@ -349,3 +349,44 @@ def image_part(image: Any, renderer: ImageRenderer | None) -> ImagePart:
     else:
         data = ImageData.from_content(image)
     return ImagePart(data, renderer)
+
+
+# -- clipboard (R-IMG-05) -----------------------------------------------------------------------
+
+_CLIPBOARD_COMMANDS: tuple[tuple[str, ...], ...] = (
+    ("wl-paste", "--no-newline", "--type", "image/png"),
+    ("xclip", "-selection", "clipboard", "-target", "image/png", "-out"),
+    ("pngpaste", "-"),
+)
+
+
+def save_clipboard_image(directory: str | None = None, timeout: float = 3.0) -> str | None:
+    """Save an image from the system clipboard as ``pi-clipboard-<uuid>.<ext>``; its path or None.
+
+    Tries the platform tools in turn (``wl-paste``, ``xclip``, ``pngpaste``); any failure — no
+    image, no tool, no permission — is silent.
+    """
+    import shutil
+    import subprocess
+    import tempfile
+    import uuid
+
+    for command in _CLIPBOARD_COMMANDS:
+        if shutil.which(command[0]) is None:
+            continue
+        try:
+            data = subprocess.run(command, capture_output=True, timeout=timeout, check=False).stdout
+        except (OSError, subprocess.SubprocessError):
+            continue
+        picture = _open(data) if data else None
+        if picture is None:
+            continue
+        ext = {"JPEG": "jpg", "GIF": "gif", "WEBP": "webp"}.get(picture.format or "", "png")
+        path = os.path.join(directory or tempfile.gettempdir(), f"pi-clipboard-{uuid.uuid4()}.{ext}")
+        try:
+            with open(path, "wb") as handle:
+                handle.write(data)
+        except OSError:
+            return None
+        return path
+    return None

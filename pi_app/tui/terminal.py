@@ -26,7 +26,7 @@ import re
 import select
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any, Literal
 
@@ -326,3 +326,87 @@ def wants_modify_other_keys(probe: ProbeResult, env: Mapping[str, str] | None = 
     """R-KEY-01: under tmux, when the Kitty keyboard query went unanswered."""
     env = os.environ if env is None else env
     return bool(env.get("TMUX")) and probe.kitty_keyboard is None
+
+
+@dataclass
+class TerminalSetup:
+    """Everything the app learns about its terminal before starting, and what it switches on it.
+
+    ``detect()`` runs before ``App.run()`` (probing only a real TTY); ``attach(app, transcript)``
+    runs once the screen exists: it gives the transcript an image renderer writing through the
+    driver, replays keys typed during the probe, enables modifyOtherKeys under tmux when needed,
+    and undoes its modes around suspend. ``detach()`` restores the terminal on exit.
+    """
+
+    capabilities: TerminalCapabilities
+    probe: ProbeResult
+    show_images: bool = True
+    hardware_cursor: bool = False
+    modes: TerminalModes | None = None
+    renderer: Any = None
+    _transcript: Any = field(default=None, repr=False)
+    _cursor_wanted: bool = field(default=False, repr=False)
+    _cursor_before_suspend: bool = field(default=False, repr=False)
+
+    @classmethod
+    def from_environment(cls, env: Mapping[str, str] | None = None) -> TerminalSetup:
+        """No probe (tests, non-TTY runs): the environment decides."""
+        return cls(detect_capabilities(env), ProbeResult(), hardware_cursor=hardware_cursor_requested(env))
+
+    @classmethod
+    def detect(cls, *, show_images: bool = True, hardware_cursor: bool = False) -> TerminalSetup:
+        probe = probe_terminal()
+        capabilities = merge_probe(detect_capabilities(), probe)
+        return cls(capabilities, probe, show_images, hardware_cursor_requested(setting=hardware_cursor))
+
+    def image_mode(self) -> Literal["kitty", "cells", "text"]:
+        return image_mode(self.capabilities, self.show_images)
+
+    def attach(self, app: Any, transcript: Any) -> None:
+        from pi_app.tui.images import DEFAULT_CELL_SIZE, ImageRenderer
+
+        driver = getattr(app, "_driver", None)
+        write = driver.write if driver is not None and not app.is_headless else None
+        self.renderer = ImageRenderer(
+            self.image_mode(), write=write, cell_size=self.probe.cell_size or DEFAULT_CELL_SIZE
+        )
+        transcript.images = self.renderer
+        self._transcript = transcript
+        replay_input(app, self.probe.stray)
+        if write is None:
+            return
+        self.modes = TerminalModes(write)
+        if wants_modify_other_keys(self.probe):
+            self.modes.enable_modify_other_keys()
+        self.show_hardware_cursor(self._cursor_wanted)
+        app.app_suspend_signal.subscribe(app, lambda _app: self._suspend())
+        app.app_resume_signal.subscribe(app, lambda _app: self._resume())
+
+    def show_hardware_cursor(self, visible: bool) -> None:
+        """R-IME-03: show the terminal cursor at the caret (only when requested)."""
+        self._cursor_wanted = visible  # applied by attach() when the editor was focused first
+        if self.modes is not None:
+            self.modes.show_cursor(visible and self.hardware_cursor)
+
+    def _suspend(self) -> None:
+        if self.modes is not None:
+            self._cursor_before_suspend = self.modes.cursor_visible
+            self.modes.restore()
+
+    def _resume(self) -> None:
+        if self.modes is None:
+            return
+        if wants_modify_other_keys(self.probe):
+            self.modes.enable_modify_other_keys()
+        if self._cursor_before_suspend:
+            self.modes.show_cursor(True)
+
+    def detach(self) -> None:
+        """Free terminal-side images and restore every mode we switched (every exit path)."""
+        transcript = self._transcript
+        if transcript is not None:
+            transcript.release_images()
+        if self.modes is not None:
+            self.modes.restore()
+        if self.renderer is not None:
+            self.renderer.write = None

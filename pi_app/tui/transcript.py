@@ -343,6 +343,11 @@ class Transcript(ScrollView, can_focus=False):
                 self._exact[i] = False
         self.refresh()
 
+    def release_images(self) -> None:
+        """Free every block's terminal-side resources (Kitty images) without removing blocks."""
+        for block in self.blocks:
+            block.dispose()
+
     def clear_blocks(self) -> None:
         """Drop every block (rebuilds, new session); terminal images are freed (R-IMG-04)."""
         for block in self.blocks:

@@ -6,8 +6,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from textual import events
+from textual.geometry import Region
 from textual.message import Message
+from textual.strip import Strip
 from textual.widgets import TextArea
+
+from pi_app.tui.editor.cursor import publish_caret
 
 NEWLINE_KEYS = ("shift+enter", "ctrl+j", "alt+enter")
 
@@ -52,3 +56,21 @@ class PromptEditor(TextArea):
             self.post_message(self.Submitted(self, self.text))
             return
         await super()._on_key(event)
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        lines = super().render_lines(crop)
+        # R-IME-02: at paint time the layout is final, so the terminal cursor (the IME anchor)
+        # lands on the caret even right after the editor grew, moved or wrapped.
+        publish_caret(self, self.cursor_screen_offset)
+        return lines
+
+    def on_focus(self, event: events.Focus) -> None:
+        self._set_hardware_cursor(True)
+
+    def on_blur(self, event: events.Blur) -> None:
+        self._set_hardware_cursor(False)
+
+    def _set_hardware_cursor(self, visible: bool) -> None:
+        terminal = getattr(self.app, "terminal", None)
+        if terminal is not None:
+            terminal.show_hardware_cursor(visible)

@@ -1,0 +1,42 @@
+"""The real ``PiApp`` over the scripted provider, started the way ``pi`` starts it (probe first,
+then the key parser and the app), for the pseudo-terminal tests.
+
+Usage: ``python -m tests.tui_term.pty_app CWD [IMAGE]`` — with IMAGE, the transcript shows a user
+message with that image attached once the app is up.
+"""
+
+from __future__ import annotations
+
+import base64
+import sys
+
+from pi_app.ai.types import ImageContent
+from pi_app.tui.app import PiApp
+from pi_app.tui.keys import install_key_parser
+from pi_app.tui.terminal import TerminalSetup
+from tests.tui.fakes import fake_session_factory
+
+
+def main() -> None:
+    cwd = sys.argv[1]
+    image = sys.argv[2] if len(sys.argv) > 2 else None
+    factory, _ = fake_session_factory(cwd)
+    install_key_parser()
+    app = PiApp(session_factory=factory, cwd=cwd, animate=False, terminal=TerminalSetup.detect())
+
+    if image:
+        with open(image, "rb") as handle:
+            content = ImageContent(data=base64.b64encode(handle.read()).decode(), mime_type="image/png")
+
+        original = app.start_session
+
+        def start_with_image() -> None:
+            original()
+            app.transcript.add_user("look at this", [content])
+
+        app.start_session = start_with_image  # type: ignore[method-assign]
+    app.run()
+
+
+if __name__ == "__main__":
+    main()
