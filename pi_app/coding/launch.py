@@ -13,6 +13,8 @@ from __future__ import annotations
 import base64
 import mimetypes
 import os
+import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -101,16 +103,39 @@ def open_session_manager(options: LaunchOptions, cwd: str, settings_manager: Any
         return SessionManager.in_memory(cwd)
     session_dir = str(paths.resolve_session_dir(cwd, options.session_dir, settings_manager.get_session_dir()))
     if options.session:
-        arg = options.session
-        if "/" in arg or "\\" in arg or arg.endswith(".jsonl"):
-            return SessionManager.open(os.path.abspath(paths.expand_user(arg)), session_dir)
-        for info in SessionManager.list(cwd, session_dir):
-            if info.id.startswith(arg):
-                return SessionManager.open(info.path, session_dir)
-        raise LaunchError(f"No session found matching '{arg}'")
+        return open_session_argument(options.session, cwd, session_dir)
     if options.continue_ or options.resume:
         return SessionManager.continue_recent(cwd, session_dir)
     return SessionManager.create(cwd, session_dir)
+
+
+def _ask_on_terminal(question: str) -> bool:
+    sys.stderr.write(question + " ")
+    sys.stderr.flush()
+    answer = sys.stdin.readline()
+    return answer.strip().lower() in ("y", "yes")
+
+
+def open_session_argument(
+    arg: str, cwd: str, session_dir: str, ask: Callable[[str], bool] = _ask_on_terminal
+) -> Any:
+    """``--session <path | id prefix>`` (spec 30 R-LIST-06): a path opens (or creates) that file; an id
+    prefix opens the first match in this project, or offers to fork a match from another project."""
+    from pi_app.coding import paths
+    from pi_app.coding.session.listing import looks_like_path
+    from pi_app.coding.session.manager import SessionManager
+
+    if looks_like_path(arg):
+        return SessionManager.open(os.path.abspath(paths.expand_user(arg)), session_dir, cwd=cwd)
+    match = SessionManager.find_by_prefix(arg, cwd, session_dir)
+    if match is None:
+        raise LaunchError(f"No session found matching '{arg}'")
+    if match.local:
+        return SessionManager.open(match.info.path, session_dir, cwd=cwd)
+    sys.stderr.write(f"Session found in different project: {match.info.cwd}\n")
+    if not ask("Fork this session into current directory? [y/N]"):
+        raise LaunchError("Aborted.", exit_code=0)
+    return SessionManager.fork_from(match.info.path, cwd, session_dir)
 
 
 async def build_session(options: LaunchOptions, *, stream_fn: Any = None) -> Any:

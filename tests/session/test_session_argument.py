@@ -1,0 +1,66 @@
+"""``pi --session <arg>`` resolution (spec 30 R-LIST-06, scenario 23)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from pi_app.coding import paths
+from pi_app.coding.launch import LaunchError, open_session_argument
+from pi_app.coding.session import SessionManager
+from tests.e2e.helpers import run_pi
+from tests.session.helpers import assistant, user
+
+
+def _saved(cwd: str) -> SessionManager:
+    sm = SessionManager.create(cwd, paths.default_session_dir(cwd))
+    sm.append_message(user("hello"))
+    sm.append_message(assistant("hi"))
+    return sm
+
+
+def test_prefix_in_this_project_opens_it(tmp_path: Path) -> None:
+    local = _saved("/here")
+    opened = open_session_argument(
+        local.get_session_id()[:6], "/here", str(paths.default_session_dir("/here"))
+    )
+    assert opened.get_session_file() == local.get_session_file()
+
+
+def test_prefix_in_another_project_asks_to_fork(tmp_path: Path) -> None:
+    remote = _saved("/elsewhere")
+    here_dir = str(tmp_path / "here-sessions")
+    questions: list[str] = []
+    with pytest.raises(LaunchError) as declined:
+        open_session_argument(
+            remote.get_session_id(), "/here", here_dir, ask=lambda q: questions.append(q) or False
+        )
+    assert declined.value.exit_code == 0 and str(declined.value) == "Aborted."
+    assert questions == ["Fork this session into current directory? [y/N]"]
+    forked = open_session_argument(remote.get_session_id(), "/here", here_dir, ask=lambda q: True)
+    header = forked.get_header()
+    assert header.cwd == "/here" and header.parent_session == remote.get_session_file()
+    assert forked.get_session_file().startswith(here_dir)
+
+
+def test_path_argument_and_no_match(tmp_path: Path) -> None:
+    target = tmp_path / "mine.jsonl"
+    assert open_session_argument(str(target), "/here", str(tmp_path)).get_session_file() == str(target)
+    with pytest.raises(LaunchError, match="No session found matching '01J9'") as missing:
+        open_session_argument("01J9", "/here", str(tmp_path))
+    assert missing.value.exit_code == 1
+
+
+def test_cli_reports_a_missing_session_and_exits_1(tmp_path: Path) -> None:
+    result = run_pi("--session", "01J9", "-p", "hi", cwd=tmp_path)
+    assert result.returncode == 1
+    assert "No session found matching '01J9'" in result.stderr
+
+
+def test_cli_declining_the_fork_exits_0(tmp_path: Path) -> None:
+    remote = _saved("/elsewhere")
+    result = run_pi("--session", remote.get_session_id()[:8], "-p", "hi", cwd=tmp_path, input="n\n")
+    assert result.returncode == 0, result.stderr
+    assert "Session found in different project: /elsewhere" in result.stderr
+    assert "Aborted." in result.stderr
