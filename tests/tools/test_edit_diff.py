@@ -8,7 +8,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pi_app.coding.tools import generate_diff_string, generate_unified_patch, normalize_for_fuzzy_match
+from pi_app.coding.tools import (
+    apply_edits_to_normalized_content,
+    generate_diff_string,
+    generate_unified_patch,
+    normalize_for_fuzzy_match,
+)
+from pi_app.coding.tools.edit_diff import Edit
 
 
 def test_diff_string_example_from_spec():
@@ -127,3 +133,24 @@ def _body(row: str) -> str:
     """The text of a display-diff row: after the sign, the right-aligned number and one space."""
     rest = row[1:].lstrip(" ")
     return rest.split(" ", 1)[1] if " " in rest else ""
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(["a = \u2018x\u2019  ", "b\t", "c", "", "d \u2014 e ", "f\u00a0"]),
+        min_size=1,
+        max_size=12,
+    ),
+    st.data(),
+)
+def test_fuzzy_edit_touches_only_its_lines(lines, data):
+    content = "\n".join(f"<{i}>{line}" for i, line in enumerate(lines))
+    target = data.draw(st.integers(0, len(lines) - 1))
+    old = normalize_for_fuzzy_match(f"<{target}>{lines[target]}")  # exact when nothing to normalise
+    _, new = apply_edits_to_normalized_content(content, [Edit(old, "REPLACED")], "f")
+    new_lines, old_lines = new.split("\n"), content.split("\n")
+    assert new_lines[target].rstrip() == "REPLACED"  # an exact prefix match keeps trailing blanks
+    assert [x for i, x in enumerate(new_lines) if i != target] == [
+        x for i, x in enumerate(old_lines) if i != target
+    ]

@@ -17,6 +17,7 @@ import re
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import accumulate
 
 _FUZZY_CHARS = {
     **dict.fromkeys("\u2018\u2019\u201a\u201b", "'"),
@@ -164,15 +165,23 @@ def _replace_all(text: str, matches: Sequence[_Match], offset: int = 0) -> str:
     return text
 
 
-def _line_starts(text: str) -> list[int]:
-    starts = [0]
-    starts.extend(i + 1 for i, ch in enumerate(text) if ch == "\n")
-    return starts
+class _LineOffsets:
+    """Where each ``"\n"``-separated line of a text starts (cumulative lengths, built in C)."""
+
+    def __init__(self, text: str) -> None:
+        self._cumulative = list(accumulate(map(len, text.split("\n"))))
+        self._length = len(text)
+
+    def span(self, first: int, last: int) -> tuple[int, int]:
+        """Offsets of lines ``first..last`` including the newline after ``last`` (if any)."""
+        start = (self._cumulative[first - 1] + first) if first else 0
+        end = self._cumulative[last] + last + 1
+        return start, min(end, self._length)
 
 
 def _apply_fuzzy(original: str, base: str, matches: list[_Match]) -> str:
     """Rewrite only the lines the replacements touch; the rest keep the original bytes."""
-    base_starts, orig_starts = _line_starts(base), _line_starts(original)
+    base_offsets, orig_offsets = _LineOffsets(base), _LineOffsets(original)
     groups: list[tuple[int, int, list[_Match]]] = []
     for match in matches:  # sorted by position
         first = base.count("\n", 0, match.start)
@@ -183,14 +192,10 @@ def _apply_fuzzy(original: str, base: str, matches: list[_Match]) -> str:
         else:
             groups.append((first, last, [match]))
 
-    def span(starts: list[int], text: str, first: int, last: int) -> tuple[int, int]:
-        end = starts[last + 1] if last + 1 < len(starts) else len(text)
-        return starts[first], end
-
     result = original
     for first, last, members in reversed(groups):
-        b_start, b_end = span(base_starts, base, first, last)
-        o_start, o_end = span(orig_starts, original, first, last)
+        b_start, b_end = base_offsets.span(first, last)
+        o_start, o_end = orig_offsets.span(first, last)
         segment = _replace_all(base[b_start:b_end], members, offset=b_start)
         result = result[:o_start] + segment + result[o_end:]
     return result
