@@ -1,30 +1,47 @@
-"""Which tree nodes the ``/tree`` navigator shows, and search over them (spec 30 R-TREE-09)."""
+"""Which tree nodes the ``/tree`` navigator shows, and search over them (spec 30 R-TREE-09).
+
+Both functions read the entry's raw dict only, so filtering a 20,000-entry tree never decodes a
+message into dataclasses. Besides the kinds the spec lists, ``default`` and ``no-tools`` also hide
+``session_info`` entries, as pi 0.73.1 does (they are bookkeeping, like model changes).
+
+Searchable text is the label, the entry's kind words (``user``, ``assistant``, ``branch summary``,
+``model``, …) and its text, so ``user deploy`` finds user messages that mention deploy.
+"""
 
 from __future__ import annotations
 
 import json
 from typing import Any
 
-from pi_app.ai.types import TextContent
-from pi_app.coding.session.format import (
-    BranchSummaryEntry,
-    CompactionEntry,
-    CustomMessageEntry,
-    MessageEntry,
-    SessionEntry,
-)
+from pi_app.coding.session.format import SessionEntry
 
 TREE_FILTER_MODES = ("default", "no-tools", "user-only", "labeled-only", "all")
-_HIDDEN_BY_DEFAULT = frozenset({"label", "custom", "model_change", "thinking_level_change"})
+_HIDDEN_BY_DEFAULT = frozenset({"label", "custom", "model_change", "thinking_level_change", "session_info"})
+
+
+def _raw_message(entry: SessionEntry) -> dict[str, Any]:
+    message = entry.raw.get("message")
+    return message if isinstance(message, dict) else {}
+
+
+def content_text(content: Any) -> str:
+    """The text blocks of a message ``content`` (string or block list), joined."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(
+            str(b.get("text") or "") for b in content if isinstance(b, dict) and b.get("type") == "text"
+        )
+    return ""
 
 
 def _is_empty_assistant(entry: SessionEntry) -> bool:
-    if not isinstance(entry, MessageEntry) or entry.role != "assistant":
+    if entry.raw.get("type") != "message":
         return False
-    message = entry.message
-    if getattr(message, "stop_reason", None) in ("error", "aborted"):
+    message = _raw_message(entry)
+    if message.get("role") != "assistant" or message.get("stopReason") in ("error", "aborted"):
         return False
-    return not any(isinstance(b, TextContent) and b.text.strip() for b in getattr(message, "content", []))
+    return not content_text(message.get("content")).strip()
 
 
 def tree_filter(node: Any, mode: str, current_leaf_id: str | None) -> bool:
@@ -34,23 +51,27 @@ def tree_filter(node: Any, mode: str, current_leaf_id: str | None) -> bool:
         return True
     if _is_empty_assistant(entry) and entry.id != current_leaf_id:
         return False
+    kind = entry.raw.get("type")
     if mode == "user-only":
-        return isinstance(entry, MessageEntry) and entry.role == "user"
+        return kind == "message" and _raw_message(entry).get("role") == "user"
     if mode == "labeled-only":
         return node.label is not None
-    if entry.type in _HIDDEN_BY_DEFAULT:
+    if kind in _HIDDEN_BY_DEFAULT:
         return False
-    if mode == "no-tools" and isinstance(entry, MessageEntry) and entry.role == "toolResult":
+    if mode == "no-tools" and kind == "message" and _raw_message(entry).get("role") == "toolResult":
         return False
     return True
 
 
 def searchable_text(node: Any) -> str:
     entry: SessionEntry = node.entry
+    raw = entry.raw
+    kind = raw.get("type")
     parts = [node.label or ""]
-    if isinstance(entry, MessageEntry):
-        raw = entry.raw.get("message") or {}
-        content = raw.get("content")
+    if kind == "message":
+        message = _raw_message(entry)
+        parts.append(str(message.get("role") or ""))
+        content = message.get("content")
         if isinstance(content, str):
             parts.append(content)
         elif isinstance(content, list):
@@ -60,15 +81,27 @@ def searchable_text(node: Any) -> str:
                     if block.get("type") == "toolCall":
                         parts.append(str(block.get("name", "")) + " " + json.dumps(block.get("arguments")))
         for key in ("command", "output", "toolName"):
-            if isinstance(raw.get(key), str):
-                parts.append(raw[key])
-    elif isinstance(entry, BranchSummaryEntry | CompactionEntry):
-        parts.append(entry.summary)
-    elif isinstance(entry, CustomMessageEntry):
-        content = entry.content
-        parts.append(content if isinstance(content, str) else json.dumps(content))
+            if isinstance(message.get(key), str):
+                parts.append(message[key])
+    elif kind == "branch_summary":
+        parts += ["branch summary", str(raw.get("summary") or "")]
+    elif kind == "compaction":
+        parts += ["compaction", str(raw.get("summary") or "")]
+    elif kind == "custom_message":
+        content = raw.get("content")
+        parts += [str(raw.get("customType") or ""), content_text(content) or json.dumps(content)]
+    elif kind == "model_change":
+        parts += ["model", str(raw.get("modelId") or "")]
+    elif kind == "thinking_level_change":
+        parts += ["thinking", str(raw.get("thinkingLevel") or "")]
+    elif kind == "session_info":
+        parts += ["title", str(raw.get("name") or "")]
+    elif kind == "custom":
+        parts += ["custom", str(raw.get("customType") or "")]
+    elif kind == "label":
+        parts += ["label", str(raw.get("label") or "")]
     else:
-        parts.append(entry.type)
+        parts.append(str(kind or ""))
     return " ".join(p for p in parts if p)
 
 

@@ -1,0 +1,282 @@
+"""``TreeNavigator``: the ``/tree`` selector that replaces the editor (spec 60 R-SEL-01).
+
+Layout, top to bottom: a rule, the title, one line of key help (built from the effective keys),
+the search line, a rule, the visible window of the tree (half the terminal height) with the
+``(n/total)`` line under it, and a closing rule. ``shift+l`` swaps the rows for a one-line label
+editor (decision D-42: a plain ``l`` types into the search).
+
+The widget only renders and forwards keys; ``TreeNavModel`` does the work. It never touches the
+session: it posts ``Selected``, ``Cancelled`` and ``LabelChanged`` and the owner acts on them
+(the app appends the label entry and runs the navigation, then closes the selector).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from textual import events, on
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.message import Message
+from textual.strip import Strip
+from textual.widgets import Input, Static
+
+from pi_app.tui.keys import key_press
+from pi_app.tui.selectors.bindings import DEFAULT_SELECTOR_KEYS, SelectorKeys
+from pi_app.tui.selectors.lines import LineView, Run, rule, styled, theme_of
+from pi_app.tui.selectors.tree_model import RowView, TreeNavModel
+
+TREE_ACTIONS = (
+    "app.tree.editLabel",
+    "app.tree.toggleLabelTimestamp",
+    "app.tree.foldOrUp",
+    "app.tree.unfoldOrDown",
+    "app.tree.filter.cycleBackward",
+    "app.tree.filter.cycleForward",
+    "app.tree.filter.default",
+    "app.tree.filter.noTools",
+    "app.tree.filter.userOnly",
+    "app.tree.filter.labeledOnly",
+    "app.tree.filter.all",
+    "tui.select.up",
+    "tui.select.down",
+    "tui.editor.cursorLeft",
+    "tui.select.pageUp",
+    "tui.editor.cursorRight",
+    "tui.select.pageDown",
+    "tui.select.confirm",
+    "tui.select.cancel",
+    "tui.editor.deleteCharBackward",
+)
+FILTER_TOGGLES = {
+    "app.tree.filter.noTools": "no-tools",
+    "app.tree.filter.userOnly": "user-only",
+    "app.tree.filter.labeledOnly": "labeled-only",
+    "app.tree.filter.all": "all",
+}
+
+
+def row_strip(row: RowView, theme: Any, width: int) -> Strip:
+    """Paint one tree row: cursor, connectors (dim), markers, label, then the entry text."""
+    runs: list[Run] = [("› " if row.selected else "  ", "accent"), (row.prefix, "dim")]
+    runs.append((row.fold_marker, "accent"))
+    if row.on_path:
+        runs.append(("• ", "accent"))
+    if row.label:
+        runs.append((f"[{row.label}] ", "warning"))
+    if row.label_time:
+        runs.append((f"{row.label_time} ", "muted"))
+    runs.extend(row.content)
+    if row.is_leaf:
+        runs.append((" ← active", "accent"))
+    return styled(runs, theme, width, bold=row.selected, background="selectedBg" if row.selected else None)
+
+
+class TreeNavigator(Vertical, can_focus=True):
+    """The session tree with search, filters, folding and labels; posts what the user chose."""
+
+    DEFAULT_CSS = """
+    TreeNavigator { height: auto; }
+    TreeNavigator #tree-label { height: auto; display: none; padding: 0 2; }
+    TreeNavigator.-labeling #tree-label { display: block; }
+    TreeNavigator.-labeling #tree-rows { display: none; }
+    TreeNavigator #tree-label Input { border: none; height: 1; padding: 0; }
+    TreeNavigator #tree-label Static { color: $text-muted; }
+    """
+
+    @dataclass
+    class Selected(Message):
+        """Enter on an entry."""
+
+        navigator: TreeNavigator
+        entry_id: str
+
+    @dataclass
+    class Cancelled(Message):
+        """Escape with an empty search."""
+
+        navigator: TreeNavigator
+
+    @dataclass
+    class LabelChanged(Message):
+        """The label editor saved ``label`` (None clears it) for ``entry_id``."""
+
+        navigator: TreeNavigator
+        entry_id: str
+        label: str | None
+
+    def __init__(
+        self,
+        roots: Any,
+        current_leaf_id: str | None,
+        *,
+        page_size: int = 10,
+        filter_mode: str = "default",
+        selected_id: str | None = None,
+        keys: SelectorKeys | None = None,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(**kwargs)
+        self.model = TreeNavModel(
+            roots, current_leaf_id, page_size=page_size, filter_mode=filter_mode, selected_id=selected_id
+        )
+        self.keys = keys or DEFAULT_SELECTOR_KEYS
+        self._label_target: str | None = None
+        self.header = LineView(self._paint_header, id="tree-header")
+        self.rows = LineView(self._paint_rows, id="tree-rows")
+
+    def compose(self) -> ComposeResult:
+        yield self.header
+        yield self.rows
+        with Vertical(id="tree-label"):
+            yield Static("Label (empty to remove):")
+            yield Input(id="tree-label-input", select_on_focus=False)
+            k = self.keys
+            yield Static(f"{k.hint('tui.select.confirm')} save  {k.hint('tui.select.cancel')} cancel")
+        yield LineView(lambda width: [rule(theme_of(self), width)], id="tree-footer")
+
+    # -- painting -------------------------------------------------------------------------------
+
+    def help_text(self) -> str:
+        k = self.keys
+        filters = "/".join(
+            k.hint(f"app.tree.filter.{name}")
+            for name in ("default", "noTools", "userOnly", "labeledOnly", "all")
+        )
+        cycle = f"{k.hint('app.tree.filter.cycleForward')}/{k.hint('app.tree.filter.cycleBackward')}"
+        return (
+            f"↑/↓: move. ←/→: page. {k.hint('app.tree.foldOrUp')}/{k.hint('app.tree.unfoldOrDown')}: "
+            f"fold/branch. {k.hint('app.tree.editLabel')}: label. {filters}: filters ({cycle} cycle). "
+            f"{k.hint('app.tree.toggleLabelTimestamp')}: label time"
+        )
+
+    def _paint_header(self, width: int) -> list[Strip]:
+        theme = theme_of(self)
+        search: list[Run] = [("  Type to search:", "muted")]
+        if self.model.search:
+            search.append((f" {self.model.search}", "accent"))
+        help_line = "  " + self.help_text()
+        if len(help_line) > width:
+            help_line = help_line[: max(0, width - 3)] + "..."
+        return [
+            rule(theme, width),
+            styled([("  Session Tree", None)], theme, width, bold=True),
+            styled([(help_line, "muted")], theme, width),
+            styled(search, theme, width),
+            rule(theme, width),
+        ]
+
+    def _paint_rows(self, width: int) -> list[Strip]:
+        theme = theme_of(self)
+        model = self.model
+        if not model.visible_count:
+            lines = [styled([("  No entries found", "muted")], theme, width)]
+        else:
+            lines = [row_strip(row, theme, width) for row in model.rows()]
+        lines.append(styled([(f"  {model.status_text()}", "muted")], theme, width))
+        return lines
+
+    def repaint(self) -> None:
+        self.header.repaint()
+        self.rows.repaint()
+
+    def row_texts(self) -> list[str]:
+        """The visible rows as plain text (tests)."""
+        return [row.plain() for row in self.model.rows()]
+
+    # -- keys -----------------------------------------------------------------------------------
+
+    @property
+    def labeling(self) -> bool:
+        return self._label_target is not None
+
+    def on_key(self, event: events.Key) -> None:
+        press = key_press(event)
+        if self.labeling:
+            if self.keys.action(press, ("tui.select.cancel",)):
+                event.stop()
+                event.prevent_default()
+                self.close_label_editor()
+            return  # everything else belongs to the label input
+        event.stop()
+        event.prevent_default()
+        action = self.keys.action(press, TREE_ACTIONS)
+        model = self.model
+        if action is None:
+            if press.character and press.character.isprintable():
+                model.type_text(press.character)
+                self.repaint()
+            return
+        if action == "tui.select.confirm":
+            if model.selected_id:
+                self.post_message(self.Selected(self, model.selected_id))
+            return
+        if action == "tui.select.cancel":
+            if model.clear_search():
+                self.repaint()
+            else:
+                self.post_message(self.Cancelled(self))
+            return
+        if action == "app.tree.editLabel":
+            self.open_label_editor()
+            return
+        self._move(action)
+        self.repaint()
+
+    def _move(self, action: str) -> None:
+        model = self.model
+        if action == "tui.select.up":
+            model.move_up()
+        elif action == "tui.select.down":
+            model.move_down()
+        elif action in ("tui.editor.cursorLeft", "tui.select.pageUp"):
+            model.page_up()
+        elif action in ("tui.editor.cursorRight", "tui.select.pageDown"):
+            model.page_down()
+        elif action == "app.tree.foldOrUp":
+            model.fold_or_up()
+        elif action == "app.tree.unfoldOrDown":
+            model.unfold_or_down()
+        elif action == "app.tree.filter.default":
+            model.set_filter("default")
+        elif action in FILTER_TOGGLES:
+            model.toggle_filter(FILTER_TOGGLES[action])
+        elif action == "app.tree.filter.cycleForward":
+            model.cycle_filter(1)
+        elif action == "app.tree.filter.cycleBackward":
+            model.cycle_filter(-1)
+        elif action == "tui.editor.deleteCharBackward":
+            model.backspace()
+        elif action == "app.tree.toggleLabelTimestamp":
+            model.toggle_label_timestamps()
+
+    # -- label editor ---------------------------------------------------------------------------
+
+    def open_label_editor(self) -> None:
+        node = self.model.selected_node
+        if node is None:
+            return
+        self._label_target = node.entry.id
+        field = self.query_one("#tree-label-input", Input)
+        field.value = node.label or ""
+        field.cursor_position = len(field.value)
+        self.add_class("-labeling")
+        field.focus()
+
+    def close_label_editor(self) -> None:
+        self._label_target = None
+        self.remove_class("-labeling")
+        self.focus()
+        self.repaint()
+
+    @on(Input.Submitted, "#tree-label-input")
+    def _label_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        target = self._label_target
+        if target is None:
+            return
+        label = event.value.strip() or None
+        self.model.set_label(target, label)
+        self.post_message(self.LabelChanged(self, target, label))
+        self.close_label_editor()

@@ -1,0 +1,558 @@
+"""The headless model behind the ``/tree`` navigator (spec 60 R-SEL-01, spec 30 R-TREE-09).
+
+It takes ``SessionManager.get_tree()`` once, flattens it depth-first (children oldest first, but
+the child holding the current leaf always first, so the active branch reads straight down), and
+then keeps a *visible* list: the rows that pass the filter mode, match every search token and are
+not inside a folded subtree. Connectors are recomputed on the visible tree, so a hidden entry never
+leaves a gap: its descendants hang from the nearest visible ancestor.
+
+Layout rules (what a pi user sees):
+- a chain of single children stays flat; the children of a branch point get ``├─``/``└─``
+  connectors and one more level of indent, and so does the first generation below each of them;
+- several roots are shown as branches of an invisible root;
+- roots and branch-segment starts that have visible children are foldable: ``⊟`` when open,
+  ``⊞`` when folded;
+- nodes on the root→leaf path carry a ``•``; the leaf itself ends with ``← active``.
+
+Everything is index arithmetic over flat lists, so moving the selection is O(1) and a rebuild
+(filter, search, fold, label) is O(entries) without recursion; 20,000-entry sessions stay fluid.
+No Textual here: the widget in ``tree.py`` renders the ``RowView``s this model hands out.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from pi_app.coding.session.format import iso_now, ms_from_iso
+from pi_app.coding.session.tree_filter import TREE_FILTER_MODES, content_text, searchable_text, tree_filter
+
+MAX_TEXT = 200
+FILTER_BADGES = {"no-tools": "[no-tools]", "user-only": "[user]", "labeled-only": "[labeled]", "all": "[all]"}
+
+Segment = tuple[str, str | None]
+"""A run of text and the theme token that colours it (None: the default text colour)."""
+
+
+@dataclass(frozen=True, slots=True)
+class RowView:
+    """One visible line of the navigator, ready to paint."""
+
+    entry_id: str
+    selected: bool
+    prefix: str
+    fold_marker: str
+    on_path: bool
+    is_leaf: bool
+    label: str | None
+    label_time: str | None
+    content: tuple[Segment, ...]
+
+    def plain(self) -> str:
+        """The line as plain text (what tests and screen readers see)."""
+        parts = ["› " if self.selected else "  ", self.prefix, self.fold_marker]
+        if self.on_path:
+            parts.append("• ")
+        if self.label:
+            parts.append(f"[{self.label}] ")
+        if self.label_time:
+            parts.append(f"{self.label_time} ")
+        parts.extend(text for text, _ in self.content)
+        if self.is_leaf:
+            parts.append(" ← active")
+        return "".join(parts)
+
+
+@dataclass(slots=True)
+class _Layout:
+    indent: int
+    just_branched: bool
+    show_connector: bool
+    is_last: bool
+    gutters: tuple[tuple[int, bool], ...]
+    virtual_root_child: bool
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.replace("\t", " ").split("\n")).strip()[:MAX_TEXT]
+
+
+def _shorten_home(path: str) -> str:
+    home = os.path.expanduser("~")
+    return "~" + path[len(home) :] if home and home != "~" and path.startswith(home) else path
+
+
+def format_tool_call(name: str, args: Any) -> str:
+    """The one-line summary a tool result shows in the tree, e.g. ``[bash: ls -la]``."""
+    args = args if isinstance(args, dict) else {}
+    path = _shorten_home(str(args.get("path") or args.get("file_path") or ""))
+    if name == "read":
+        offset, limit = args.get("offset"), args.get("limit")
+        if isinstance(offset, int) or isinstance(limit, int):
+            start = offset if isinstance(offset, int) else 1
+            end = f"-{start + limit - 1}" if isinstance(limit, int) else ""
+            path += f":{start}{end}"
+        return f"[read: {path}]"
+    if name in ("write", "edit"):
+        return f"[{name}: {path}]"
+    if name == "bash":
+        command = str(args.get("command") or "")
+        short = " ".join(command.replace("\t", " ").split("\n")).strip()[:50]
+        return f"[bash: {short}{'...' if len(command) > 50 else ''}]"
+    where = _shorten_home(str(args.get("path") or "."))
+    if name == "grep":
+        return f"[grep: /{args.get('pattern', '')}/ in {where}]"
+    if name == "find":
+        return f"[find: {args.get('pattern', '')} in {where}]"
+    if name == "ls":
+        return f"[ls: {where}]"
+    import json
+
+    encoded = json.dumps(args, ensure_ascii=False, separators=(",", ":"))
+    return f"[{name}: {encoded[:40]}{'...' if len(encoded) > 40 else ''}]"
+
+
+def entry_segments(raw: dict[str, Any], tool_calls: dict[str, tuple[str, Any]]) -> tuple[Segment, ...]:
+    """How one entry reads in the tree: a coloured kind prefix and its text on one line."""
+    kind = raw.get("type")
+    if kind == "message":
+        message = raw.get("message") if isinstance(raw.get("message"), dict) else {}
+        role = message.get("role")
+        if role == "user":
+            return (("user: ", "accent"), (_one_line(content_text(message.get("content"))), None))
+        if role == "assistant":
+            text = _one_line(content_text(message.get("content")))
+            head: Segment = ("assistant: ", "success")
+            if text:
+                return (head, (text, None))
+            if message.get("stopReason") == "aborted":
+                return (head, ("(aborted)", "muted"))
+            if message.get("errorMessage"):
+                return (head, (_one_line(str(message["errorMessage"]))[:80], "error"))
+            return (head, ("(no content)", "muted"))
+        if role == "toolResult":
+            call = tool_calls.get(str(message.get("toolCallId") or ""))
+            if call is not None:
+                return ((format_tool_call(*call), "muted"),)
+            return ((f"[{message.get('toolName') or 'tool'}]", "muted"),)
+        if role == "bashExecution":
+            return ((f"[bash]: {_one_line(str(message.get('command') or ''))}", "dim"),)
+        return ((f"[{role}]", "dim"),)
+    if kind == "custom_message":
+        text = _one_line(content_text(raw.get("content")))
+        return ((f"[{raw.get('customType', '')}]: ", "customMessageLabel"), (text, None))
+    if kind == "compaction":
+        tokens = raw.get("tokensBefore") if isinstance(raw.get("tokensBefore"), int) else 0
+        return ((f"[compaction: {round(tokens / 1000)}k tokens]", "borderAccent"),)
+    if kind == "branch_summary":
+        return (("[branch summary]: ", "warning"), (_one_line(str(raw.get("summary") or "")), None))
+    if kind == "model_change":
+        return ((f"[model: {raw.get('modelId', '')}]", "dim"),)
+    if kind == "thinking_level_change":
+        return ((f"[thinking: {raw.get('thinkingLevel', '')}]", "dim"),)
+    if kind == "custom":
+        return ((f"[custom: {raw.get('customType', '')}]", "dim"),)
+    if kind == "label":
+        return ((f"[label: {raw.get('label') or '(cleared)'}]", "dim"),)
+    if kind == "session_info":
+        return ((f"[title: {raw.get('name') or 'empty'}]", "dim"),)
+    return ((f"[{kind}]", "dim"),)
+
+
+def format_label_time(timestamp: str, now: datetime | None = None) -> str:
+    """``14:05`` today, ``3/9 14:05`` this year, ``25/3/9 14:05`` before (local time)."""
+    ms = ms_from_iso(timestamp)
+    if not ms:
+        return ""
+    when = datetime.fromtimestamp(ms / 1000)
+    now = now or datetime.now()
+    clock = when.strftime("%H:%M")
+    if when.date() == now.date():
+        return clock
+    if when.year == now.year:
+        return f"{when.month}/{when.day} {clock}"
+    return f"{when.year % 100:02d}/{when.month}/{when.day} {clock}"
+
+
+class TreeNavModel:
+    """Flattened, filtered, foldable view of a session tree with one selected row."""
+
+    def __init__(
+        self,
+        roots: Sequence[Any],
+        current_leaf_id: str | None,
+        *,
+        page_size: int = 10,
+        filter_mode: str = "default",
+        selected_id: str | None = None,
+        now: Callable[[], datetime] | None = None,
+    ) -> None:
+        self.leaf_id = current_leaf_id
+        self.page_size = max(1, page_size)
+        self.filter_mode = filter_mode if filter_mode in TREE_FILTER_MODES else "default"
+        self.search = ""
+        self.show_label_timestamps = False
+        self.folded: set[str] = set()
+        self._now = now
+        self._flatten(roots)
+        self._search_text: list[str | None] = [None] * len(self._nodes)
+        self._segments: list[tuple[Segment, ...] | None] = [None] * len(self._nodes)
+        self.selected = 0
+        self._last_id: str | None = None
+        self._apply(selected_id if selected_id is not None else current_leaf_id)
+
+    # -- building -------------------------------------------------------------------------------
+
+    def _flatten(self, roots: Sequence[Any]) -> None:
+        parent_of: dict[int, Any] = {}
+        by_id: dict[str, Any] = {}
+        stack = list(roots)
+        while stack:
+            node = stack.pop()
+            if node.entry.id:
+                by_id[node.entry.id] = node
+            for child in node.children:
+                parent_of[id(child)] = node
+                stack.append(child)
+        active: set[str] = set()
+        cursor = by_id.get(self.leaf_id) if self.leaf_id else None
+        while cursor is not None:
+            active.add(cursor.entry.id)
+            cursor = parent_of.get(id(cursor))
+        self.active_path = active
+
+        def active_first(nodes: Sequence[Any]) -> list[Any]:
+            return sorted(nodes, key=lambda n: n.entry.id not in active)  # stable: oldest first otherwise
+
+        self._nodes: list[Any] = []
+        self._parent_row: list[int] = []
+        self._row_of: dict[str, int] = {}
+        self._tool_calls: dict[str, tuple[str, Any]] = {}
+        work: list[tuple[Any, int]] = [(node, -1) for node in reversed(active_first(roots))]
+        while work:
+            node, parent_row = work.pop()
+            row = len(self._nodes)
+            self._nodes.append(node)
+            self._parent_row.append(parent_row)
+            if node.entry.id:
+                self._row_of[node.entry.id] = row
+            self._collect_tool_calls(node.entry.raw)
+            if node.children:
+                work.extend((child, row) for child in reversed(active_first(node.children)))
+
+    def _collect_tool_calls(self, raw: dict[str, Any]) -> None:
+        if raw.get("type") != "message":
+            return
+        message = raw.get("message")
+        if not isinstance(message, dict) or message.get("role") != "assistant":
+            return
+        content = message.get("content")
+        if isinstance(content, list):
+            for block in content:
+                if isinstance(block, dict) and block.get("type") == "toolCall" and block.get("id"):
+                    self._tool_calls[str(block["id"])] = (
+                        str(block.get("name") or ""),
+                        block.get("arguments"),
+                    )
+
+    def _passes(self, row: int, tokens: list[str]) -> bool:
+        node = self._nodes[row]
+        if not tree_filter(node, self.filter_mode, self.leaf_id):
+            return False
+        if tokens:
+            text = self._search_text[row]
+            if text is None:  # what the entry says, plus what the row shows (e.g. "[bash: ls]")
+                shown = "".join(part for part, _ in self._row_segments(row))
+                text = self._search_text[row] = f"{searchable_text(node)} {shown}".lower()
+            return all(token in text for token in tokens)
+        return True
+
+    def _apply(self, keep_id: str | None) -> None:
+        """Recompute the visible rows and their connectors; keep ``keep_id`` (or its nearest
+        visible ancestor) selected."""
+        tokens = self.search.lower().split()
+        nodes, parent_row, folded = self._nodes, self._parent_row, self.folded
+        count = len(nodes)
+        nearest = [-1] * count  # nearest visible ancestor-or-self
+        hidden = [False] * count  # inside a folded subtree
+        visible: list[int] = []
+        vparent: dict[int, int] = {}
+        vchildren: dict[int, list[int]] = {}
+        for row in range(count):
+            parent = parent_row[row]
+            if parent >= 0 and (hidden[parent] or (folded and nodes[parent].entry.id in folded)):
+                hidden[row] = True
+                nearest[row] = nearest[parent]
+                continue
+            if self._passes(row, tokens):
+                anchor = nearest[parent] if parent >= 0 else -1
+                vparent[row] = anchor
+                vchildren.setdefault(anchor, []).append(row)
+                visible.append(row)
+                nearest[row] = row
+            else:
+                nearest[row] = nearest[parent] if parent >= 0 else -1
+        self._visible = visible
+        self._pos = {row: i for i, row in enumerate(visible)}
+        self._vparent = vparent
+        self._vchildren = vchildren
+        self.multiple_roots = len(vchildren.get(-1, ())) > 1
+        self._layout_rows()
+        self._select_nearest(keep_id)
+
+    def _display_indent(self, indent: int) -> int:
+        return max(0, indent - 1) if self.multiple_roots else indent
+
+    def _layout_rows(self) -> None:
+        layout: dict[int, _Layout] = {}
+        multi = self.multiple_roots
+        last_child = {parent: kids[-1] for parent, kids in self._vchildren.items()}
+        for row in self._visible:
+            parent = self._vparent[row]
+            if parent < 0:
+                layout[row] = _Layout(1 if multi else 0, multi, multi, last_child[-1] == row, (), multi)
+                continue
+            up = layout[parent]
+            branching = len(self._vchildren[parent]) > 1
+            indent = up.indent + 1 if branching or (up.just_branched and up.indent > 0) else up.indent
+            gutters = up.gutters
+            if up.show_connector and not up.virtual_root_child:
+                position = max(0, self._display_indent(up.indent) - 1)
+                gutters = (*gutters, (position, not up.is_last))
+            layout[row] = _Layout(indent, branching, branching, last_child[parent] == row, gutters, False)
+        self._layout = layout
+
+    def _select_nearest(self, entry_id: str | None) -> None:
+        visible = self._visible
+        if not visible:
+            self.selected = 0
+            return
+        row = self._row_of.get(entry_id) if entry_id else None
+        while row is not None and row >= 0:
+            if row in self._pos:
+                self.selected = self._pos[row]
+                break
+            row = self._parent_row[row]
+        else:
+            self.selected = len(visible) - 1
+        self._last_id = self.selected_id
+
+    # -- queries --------------------------------------------------------------------------------
+
+    @property
+    def visible_count(self) -> int:
+        return len(self._visible)
+
+    @property
+    def selected_id(self) -> str | None:
+        if not self._visible:
+            return None
+        return self._nodes[self._visible[self.selected]].entry.id
+
+    @property
+    def selected_node(self) -> Any:
+        return self._nodes[self._visible[self.selected]] if self._visible else None
+
+    def visible_ids(self) -> list[str]:
+        return [self._nodes[row].entry.id for row in self._visible]
+
+    def is_foldable(self, row: int) -> bool:
+        if not self._vchildren.get(row):
+            return False
+        parent = self._vparent.get(row, -1)
+        return parent < 0 or len(self._vchildren[parent]) > 1
+
+    def window(self) -> tuple[int, int]:
+        """``[start, end)`` of the visible rows to show: the selection stays centred."""
+        count, page = len(self._visible), self.page_size
+        start = max(0, min(self.selected - page // 2, count - page))
+        return start, min(start + page, count)
+
+    def rows(self) -> list[RowView]:
+        start, end = self.window()
+        return [self.row_view(i) for i in range(start, end)]
+
+    def row_view(self, position: int) -> RowView:
+        row = self._visible[position]
+        node = self._nodes[row]
+        entry_id = node.entry.id
+        lay = self._layout[row]
+        folded = entry_id in self.folded
+        connector = lay.show_connector and not lay.virtual_root_child
+        segments = self._row_segments(row)
+        label_time = None
+        if self.show_label_timestamps and node.label and node.label_timestamp:
+            label_time = format_label_time(node.label_timestamp, self._now() if self._now else None)
+        return RowView(
+            entry_id=entry_id,
+            selected=position == self.selected,
+            prefix=self._prefix(row, lay, connector, folded),
+            fold_marker="⊞ " if folded and not connector else "",
+            on_path=entry_id in self.active_path,
+            is_leaf=entry_id == self.leaf_id and bool(entry_id),
+            label=node.label,
+            label_time=label_time,
+            content=segments,
+        )
+
+    def _row_segments(self, row: int) -> tuple[Segment, ...]:
+        segments = self._segments[row]
+        if segments is None:
+            segments = self._segments[row] = entry_segments(self._nodes[row].entry.raw, self._tool_calls)
+        return segments
+
+    def _prefix(self, row: int, lay: _Layout, connector: bool, folded: bool) -> str:
+        levels = self._display_indent(lay.indent)
+        connector_level = levels - 1 if connector else -1
+        gutters = dict(reversed(lay.gutters))  # the first gutter at a level wins
+        parts = []
+        for level in range(levels):
+            if level in gutters:
+                parts.append("│  " if gutters[level] else "   ")
+            elif level == connector_level:
+                mark = "⊞" if folded else "⊟" if self.is_foldable(row) else "─"
+                parts.append(("└" if lay.is_last else "├") + mark + " ")
+            else:
+                parts.append("   ")
+        return "".join(parts)
+
+    def status_text(self) -> str:
+        """``(3/120) [no-tools]``: position, then the active filter and label-time badges."""
+        badges = ""
+        if self.filter_mode in FILTER_BADGES:
+            badges += " " + FILTER_BADGES[self.filter_mode]
+        if self.show_label_timestamps:
+            badges += " [+label time]"
+        if not self._visible:
+            return f"(0/0){badges}"
+        return f"({self.selected + 1}/{len(self._visible)}){badges}"
+
+    # -- moves ----------------------------------------------------------------------------------
+
+    def _moved(self) -> None:
+        self._last_id = self.selected_id
+
+    def move_up(self) -> None:
+        if self._visible:
+            self.selected = (self.selected - 1) % len(self._visible)
+            self._moved()
+
+    def move_down(self) -> None:
+        if self._visible:
+            self.selected = (self.selected + 1) % len(self._visible)
+            self._moved()
+
+    def page_up(self) -> None:
+        if self._visible:
+            self.selected = max(0, self.selected - self.page_size)
+            self._moved()
+
+    def page_down(self) -> None:
+        if self._visible:
+            self.selected = min(len(self._visible) - 1, self.selected + self.page_size)
+            self._moved()
+
+    def select(self, entry_id: str) -> bool:
+        """Select ``entry_id`` if it is visible."""
+        row = self._row_of.get(entry_id)
+        if row is None or row not in self._pos:
+            return False
+        self.selected = self._pos[row]
+        self._moved()
+        return True
+
+    def fold_or_up(self) -> None:
+        """Fold the selected branch if it is open, else jump to the previous branch-segment start."""
+        if not self._visible:
+            return
+        row = self._visible[self.selected]
+        entry_id = self._nodes[row].entry.id
+        if self.is_foldable(row) and entry_id not in self.folded:
+            self.folded.add(entry_id)
+            self._apply(entry_id)
+            return
+        current = row
+        while True:
+            parent = self._vparent[current]
+            if parent < 0:
+                break
+            if len(self._vchildren[parent]) > 1 and self._pos[current] < self.selected:
+                break
+            current = parent
+        self.selected = self._pos[current]
+        self._moved()
+
+    def unfold_or_down(self) -> None:
+        """Unfold the selected branch if it is folded, else jump to the next branch-segment start
+        (or the end of the branch)."""
+        if not self._visible:
+            return
+        row = self._visible[self.selected]
+        entry_id = self._nodes[row].entry.id
+        if entry_id in self.folded:
+            self.folded.discard(entry_id)
+            self._apply(entry_id)
+            return
+        current = row
+        while True:
+            kids = self._vchildren.get(current)
+            if not kids:
+                break
+            if len(kids) > 1:
+                current = kids[0]
+                break
+            current = kids[0]
+        self.selected = self._pos[current]
+        self._moved()
+
+    # -- filter and search ----------------------------------------------------------------------
+
+    def _refilter(self) -> None:
+        self.folded.clear()
+        self._apply(self._last_id)
+
+    def set_filter(self, mode: str) -> None:
+        self.filter_mode = mode if mode in TREE_FILTER_MODES else "default"
+        self._refilter()
+
+    def toggle_filter(self, mode: str) -> None:
+        """``mode`` if it is not active, else back to ``default`` (the Ctrl+T/U/L/A keys)."""
+        self.set_filter("default" if self.filter_mode == mode else mode)
+
+    def cycle_filter(self, step: int = 1) -> None:
+        index = TREE_FILTER_MODES.index(self.filter_mode)
+        self.set_filter(TREE_FILTER_MODES[(index + step) % len(TREE_FILTER_MODES)])
+
+    def type_text(self, text: str) -> None:
+        self.search += text
+        self._refilter()
+
+    def backspace(self) -> None:
+        if self.search:
+            self.search = self.search[:-1]
+            self._refilter()
+
+    def clear_search(self) -> bool:
+        """Clear a non-empty search; False when there was nothing to clear."""
+        if not self.search:
+            return False
+        self.search = ""
+        self._refilter()
+        return True
+
+    def toggle_label_timestamps(self) -> None:
+        self.show_label_timestamps = not self.show_label_timestamps
+
+    def set_label(self, entry_id: str, label: str | None, timestamp: str | None = None) -> None:
+        """Reflect a label change (already written to the session) in the view."""
+        row = self._row_of.get(entry_id)
+        if row is None:
+            return
+        node = self._nodes[row]
+        node.label = label or None
+        node.label_timestamp = (timestamp or iso_now()) if label else None
+        self._search_text[row] = None
+        self._apply(self._last_id)

@@ -1,0 +1,219 @@
+"""The selector widgets on their own, driven by keys in a tiny host app."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from textual.app import App, ComposeResult
+from textual.message import Message
+from textual.widget import Widget
+from textual.widgets import Static
+
+from pi_app.coding.session import SessionManager
+from pi_app.tui.selectors.fork import ForkSelector, fork_candidates
+from pi_app.tui.selectors.sessions import DeleteResult, SessionPicker
+from pi_app.tui.selectors.tree import TreeNavigator
+from tests.session.helpers import user
+from tests.tui_nav.helpers import branched_session
+
+
+class Host(App[None]):
+    """A transcript stand-in above the selector; records every message the selector posts."""
+
+    CSS = "#above { height: 1fr; }"
+
+    def __init__(self, widget: Widget) -> None:
+        super().__init__()
+        self.widget = widget
+        self.posted: list[Message] = []
+
+    def compose(self) -> ComposeResult:
+        yield Static("transcript", id="above")
+        yield self.widget
+
+    def on_mount(self) -> None:
+        self.widget.focus()
+
+    def on_tree_navigator_selected(self, m: Message) -> None:
+        self.posted.append(m)
+
+    on_tree_navigator_cancelled = on_tree_navigator_label_changed = on_tree_navigator_selected
+    on_fork_selector_selected = on_fork_selector_cancelled = on_tree_navigator_selected
+    on_session_picker_selected = on_session_picker_cancelled = on_tree_navigator_selected
+
+
+def kinds(host: Host) -> list[str]:
+    return [type(m).__name__ for m in host.posted]
+
+
+async def test_tree_keys_search_label_and_select() -> None:
+    b = branched_session()
+    nav = TreeNavigator(b.sm.get_tree(), b.sm.get_leaf_id(), page_size=10)
+    host = Host(nav)
+    async with host.run_test(size=(90, 30)) as pilot:
+        await pilot.press("l", "s")  # a plain l types into the search (decision D-42)
+        assert nav.model.search == "ls"
+        assert [r.entry_id for r in nav.model.rows()] == [b["ls"]]
+        await pilot.press("escape")  # first escape clears the search
+        assert nav.model.search == "" and not host.posted
+        await pilot.press("up", "up", "up", "shift+l")  # from "[bash: ls -la]" up to "write the tests"
+        assert nav.labeling
+        await pilot.press(*"keep", "enter")
+        await pilot.pause()
+        label = host.posted[-1]
+        assert isinstance(label, TreeNavigator.LabelChanged) and label.label == "keep"
+        assert label.entry_id == b["tests"] and not nav.labeling
+        assert "[keep] user: write the tests" in " ".join(nav.row_texts())
+        await pilot.press("ctrl+l")  # labeled-only
+        assert nav.model.filter_mode == "labeled-only" and nav.model.visible_count == 1
+        await pilot.press("ctrl+o")  # cycles on to "all"
+        assert nav.model.filter_mode == "all"
+        await pilot.press("ctrl+d")
+        assert nav.model.filter_mode == "default"
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(host.posted[-1], TreeNavigator.Selected)
+        assert host.posted[-1].entry_id == b["tests"]
+        await pilot.press("escape")
+        await pilot.pause()
+        assert kinds(host)[-1] == "Cancelled"
+
+
+async def test_tree_label_editor_escape_cancels_and_empty_clears() -> None:
+    b = branched_session()
+    b.sm.append_label_change(b["written"], "old")
+    nav = TreeNavigator(b.sm.get_tree(), b.sm.get_leaf_id(), selected_id=b["written"])
+    host = Host(nav)
+    async with host.run_test(size=(90, 30)) as pilot:
+        await pilot.press("shift+l", "x", "escape")
+        assert not nav.labeling and not host.posted and nav.model.selected_node.label == "old"
+        await pilot.press("shift+l", *["backspace"] * 3, "enter")
+        await pilot.pause()
+        assert host.posted[-1].label is None and nav.model.selected_node.label is None
+
+
+async def test_tree_paints_header_rows_and_position() -> None:
+    b = branched_session()
+    nav = TreeNavigator(b.sm.get_tree(), b.sm.get_leaf_id(), page_size=4)
+    host = Host(nav)
+    async with host.run_test(size=(90, 30)) as pilot:
+        await pilot.pause()
+        rows = nav.rows.lines()
+        assert rows[-1].strip() == "(4/7)" and len(rows) == 5
+        assert "← active" in rows[2]
+        header = " ".join(nav.header.lines())
+        assert "Session Tree" in header and "shift+l: label" in header and "Type to search:" in header
+
+
+async def test_fork_selector_starts_at_the_newest_message() -> None:
+    b = branched_session()
+    candidates = fork_candidates(b.sm.get_entries())
+    assert [c.text for c in candidates] == ["hello", "plan the refactor", "write the tests"]
+    selector = ForkSelector(candidates)
+    host = Host(selector)
+    async with host.run_test(size=(90, 30)) as pilot:
+        assert selector.selected.text == "write the tests"
+        await pilot.press("down")  # wraps
+        assert selector.selected.text == "hello"
+        await pilot.press("enter")
+        await pilot.pause()
+        chosen = host.posted[-1]
+        assert isinstance(chosen, ForkSelector.Selected) and chosen.entry_id == b["hello"]
+        await pilot.press("escape")
+        await pilot.pause()
+        assert kinds(host)[-1] == "Cancelled"
+
+
+def _write_session(
+    directory: Path, text: str, *, name: str | None = None, cwd: str = "/home/user/project"
+) -> str:
+    b = branched_session(directory, cwd=cwd)
+    sm = b.sm
+    sm.append_message(user(text))
+    if name:
+        sm.append_session_info(name)
+    return sm.get_session_file()
+
+
+async def test_session_picker_scope_search_delete_and_rename(tmp_path: Path) -> None:
+    here, there = tmp_path / "here", tmp_path / "there"
+    first = _write_session(here, "alpha question")
+    second = _write_session(here, "beta question", name="Beta work")
+    _write_session(there, "gamma question", cwd="/elsewhere")
+    deleted: list[str] = []
+    renamed: list[tuple[str, str]] = []
+
+    def delete(path: str) -> DeleteResult:
+        deleted.append(path)
+        Path(path).unlink()
+        return DeleteResult(True, "remove")
+
+    def load_all(progress: Any) -> list[Any]:
+        return SessionManager.list("/home/user/project", here, progress) + SessionManager.list(
+            "/elsewhere", there, progress
+        )
+
+    picker = SessionPicker(
+        lambda progress: SessionManager.list("/home/user/project", here, progress),
+        load_all,
+        current_path=first,
+        rename=lambda path, name: renamed.append((path, name)),
+        delete=delete,
+        clock=lambda: datetime(2026, 12, 1, tzinfo=UTC),
+    )
+    host = Host(picker)
+    async with host.run_test(size=(100, 30)) as pilot:
+        for _ in range(100):
+            if picker.model.rows:
+                break
+            await pilot.pause(0.02)
+        assert len(picker.model.rows) == 2
+        await pilot.press("tab")
+        for _ in range(100):
+            if len(picker.model.rows) == 3:
+                break
+            await pilot.pause(0.02)
+        assert picker.scope == "all" and len(picker.model.rows) == 3
+        await pilot.press("tab", *'"beta q"')
+        assert [r.info.path for r in picker.model.rows] == [second]
+        await pilot.press("ctrl+r")
+        await pilot.press(*" now", "enter")
+        await pilot.pause(0.2)
+        assert renamed == [(second, "Beta work now")]
+        await pilot.press("escape", "escape")  # the first clears the search, the second closes
+        await pilot.pause()
+        assert kinds(host)[-1] == "Cancelled"
+
+
+async def test_session_picker_refuses_to_delete_the_open_session_and_confirms_others(tmp_path: Path) -> None:
+    first = _write_session(tmp_path, "alpha question")
+    second = _write_session(tmp_path, "beta question")
+    picker = SessionPicker(
+        lambda progress: SessionManager.list("/home/user/project", tmp_path, progress),
+        lambda progress: [],
+        current_path=first,
+        delete=lambda path: (Path(path).unlink(), DeleteResult(True, "remove"))[1],
+    )
+    host = Host(picker)
+    async with host.run_test(size=(100, 30)) as pilot:
+        for _ in range(100):
+            if picker.model.rows:
+                break
+            await pilot.pause(0.02)
+        picker.model.cursor.select([r.info.path for r in picker.model.rows].index(first))
+        await pilot.press("ctrl+d")
+        assert picker.status == ("error", "Cannot delete the currently active session")
+        assert picker.confirming_delete is None
+        picker.model.cursor.select([r.info.path for r in picker.model.rows].index(second))
+        await pilot.press("ctrl+d")
+        assert picker.confirming_delete == second
+        assert "Delete session?" in " ".join(picker.view.lines())
+        await pilot.press("escape")
+        assert Path(second).exists() and picker.confirming_delete is None
+        await pilot.press("ctrl+d", "enter")
+        assert not Path(second).exists() and [r.info.path for r in picker.model.rows] == [first]
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(host.posted[-1], SessionPicker.Selected) and host.posted[-1].path == first
