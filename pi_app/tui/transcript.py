@@ -172,8 +172,18 @@ class Transcript(ScrollView, can_focus=False):
         self._valid_to = 0
         return True
 
+    def _anchor(self) -> tuple[int, float] | None:
+        """The block at the top row and how far into it the view starts (as a fraction)."""
+        if self._follow or not self.blocks or self._width <= 0:
+            return None
+        self._reindex()
+        top = int(self.scroll_offset.y)
+        index = max(0, bisect_right(self._starts, top, 0, len(self.blocks)) - 1)
+        return index, (top - self._starts[index]) / max(1, self._heights[index])
+
     def _settle(self) -> None:
         """Make the heights of the blocks on screen exact, keeping the anchor row in place."""
+        anchor = self._anchor()
         changed = self._check_geometry()
         if self._width <= 0 or not self.blocks:
             if changed:
@@ -190,8 +200,19 @@ class Transcript(ScrollView, can_focus=False):
                 i -= 1
         else:
             self._reindex()
-            top = int(self.scroll_offset.y)
-            index = max(0, bisect_right(self._starts, top, 0, n) - 1)
+            if changed and anchor is not None:
+                # a new width: keep the same part of the same block at the top (no jump on resize)
+                index, fraction = anchor
+                self._measure(index)
+                self._reindex()
+                top = self._starts[index] + min(
+                    int(fraction * self._heights[index]), max(0, self._heights[index] - 1)
+                )
+                self._sync_virtual_size()
+                self.set_scroll(None, top)
+            else:
+                top = int(self.scroll_offset.y)
+                index = max(0, bisect_right(self._starts, top, 0, n) - 1)
             rows = self._starts[index] - top
             while index < n and rows < view_height:
                 if not self._exact[index]:

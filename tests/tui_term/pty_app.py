@@ -2,14 +2,16 @@
 then the key parser and the app), for the pseudo-terminal tests.
 
 Usage: ``python -m tests.tui_term.pty_app CWD [IMAGE]`` — with IMAGE, the transcript shows a user
-message with that image attached once the app is up.
+message with that image attached once the app is up; ``PTY_APP_REPLY`` is the model's one answer.
 """
 
 from __future__ import annotations
 
 import base64
+import os
 import sys
 
+from pi_app.ai.testing import text
 from pi_app.ai.types import ImageContent
 from pi_app.tui.app import PiApp
 from pi_app.tui.keys import install_key_parser
@@ -20,7 +22,8 @@ from tests.tui.fakes import fake_session_factory
 def main() -> None:
     cwd = sys.argv[1]
     image = sys.argv[2] if len(sys.argv) > 2 else None
-    factory, _ = fake_session_factory(cwd)
+    reply = os.environ.get("PTY_APP_REPLY")  # one scripted answer, streamed in 50 chunks
+    factory, _ = fake_session_factory(cwd, [[text(reply, chunks=50)]] if reply else [])
     install_key_parser()
     app = PiApp(session_factory=factory, cwd=cwd, animate=False, terminal=TerminalSetup.detect())
 

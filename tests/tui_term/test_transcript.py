@@ -193,3 +193,31 @@ async def test_tool_blocks_follow_the_tool_lifecycle() -> None:
         await pilot.pause()
         lines = [line.strip() for line in tool.plain_lines(transcript._width, transcript.render_theme)]
         assert "1" in lines and not any("more lines" in line for line in lines)
+
+
+async def test_resize_while_scrolled_up_keeps_the_same_text_at_the_top() -> None:
+    """No jump on resize: the block at the top stays there, at the same relative position."""
+    app = TranscriptApp()
+    async with app.run_test(size=(100, 20)) as pilot:
+        transcript = app.transcript
+        long = "\n\n".join(f"Paragraph {i} " + "word " * 30 for i in range(40))
+        transcript.add_user("first")
+        transcript.end_assistant(assistant(long))
+        transcript.add_user("last")
+        await pilot.pause()
+        block = transcript.blocks[1]
+        start, height = transcript.block_rows(block)
+        transcript.scroll_to(y=start + height // 2, animate=False)
+        await pilot.pause()
+        top_text = transcript.render_line(0).text.strip()
+        paragraph = top_text.split()[1] if top_text.startswith("Paragraph") else None
+        await pilot.resize_terminal(60, 20)
+        await pilot.pause()
+        await pilot.pause()
+        start, new_height = transcript.block_rows(block)
+        assert new_height > height
+        offset = transcript.scroll_offset.y - start
+        assert abs(offset / new_height - 0.5) < 0.05
+        if paragraph is not None:
+            visible = " ".join(transcript.render_line(y).text for y in range(5))
+            assert f"Paragraph {paragraph}" in visible
