@@ -71,7 +71,12 @@ class RpcHarness:
 
 
 async def make_harness(
-    cwd: str, script: Sequence[Any] = (), *, models: Sequence[Any] | None = None
+    cwd: str,
+    script: Sequence[Any] = (),
+    *,
+    models: Sequence[Any] | None = None,
+    settings: dict[str, Any] | None = None,
+    session_dir: str | None = None,
 ) -> RpcHarness:
     from pi_app.coding.models.registry import ModelRegistry
     from pi_app.coding.sdk import create_agent_session
@@ -83,8 +88,10 @@ async def make_harness(
     registry.models.set_provider(provider)
     created = await create_agent_session(
         cwd,
-        session_manager=SessionManager.in_memory(cwd),
-        settings_manager=SettingsManager.in_memory(),
+        session_manager=SessionManager.create(cwd, session_dir)
+        if session_dir
+        else SessionManager.in_memory(cwd),
+        settings_manager=SettingsManager.in_memory(settings),
         model_registry=registry,
         model=provider.get_models()[0],
         no_context_files=True,

@@ -128,7 +128,7 @@ class RpcServer:
 
     @property
     def busy(self) -> bool:
-        return self.session.is_streaming or (self._run_task is not None and not self._run_task.done())
+        return self.session.is_busy or (self._run_task is not None and not self._run_task.done())
 
     def _start_prompt(self, command: p.PromptCommand) -> None:
         session = self.session
