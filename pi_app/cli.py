@@ -234,11 +234,13 @@ def _read_piped_stdin(args: LaunchOptions) -> None:
 def run(args: LaunchOptions) -> int:
     import asyncio
 
-    _read_piped_stdin(args)
+    if args.export:
+        return _export(args)
     if args.list_models_requested:
         from pi_app.modes.list_models import list_models
 
-        return asyncio.run(list_models(args.list_models))
+        return asyncio.run(list_models(args.list_models, args))
+    _read_piped_stdin(args)
     if args.mode == "rpc":
         from pi_app.modes.rpc.server import run_rpc_mode
 
@@ -250,6 +252,23 @@ def run(args: LaunchOptions) -> int:
     from pi_app.tui.app import run_interactive
 
     return run_interactive(args)
+
+
+def _export(args: LaunchOptions) -> int:
+    """``pi --export <session.jsonl> [output.html]``: write the HTML page and print its path."""
+    from pi_app.coding.export_html import ExportError, export_file_to_html
+
+    if len(args.export or []) > 2:
+        sys.stderr.write("pi: --export takes a session file and an optional output path\n")
+        return 2
+    source, *rest = args.export or []
+    try:
+        path = export_file_to_html(source, rest[0] if rest else None, cwd=args.cwd)
+    except (ExportError, OSError) as exc:
+        sys.stderr.write(f"Error: {exc}\n")
+        return 1
+    sys.stdout.write(f"Exported to: {path}\n")
+    return 0
 
 
 async def _run_headless(args: LaunchOptions) -> int:

@@ -126,3 +126,14 @@ async def test_prompt_images_reach_the_provider(cwd: str) -> None:
     user = h.provider.calls[0].context.messages[-1]
     assert any(getattr(b, "type", None) == "image" and b.data == "iVBORw0KGgo=" for b in user.content)
     await h.close()
+
+
+async def test_export_html_writes_the_current_session(cwd: str, tmp_path: Path) -> None:
+    h = await make_harness(cwd, [[text("exported **answer**")]])
+    await _prompt(h, "p", "question")
+    target = tmp_path / "out" / "session.html"
+    response = await h.request({"id": "x", "type": "export_html", "outputPath": str(target)})
+    assert response["data"] == {"path": str(target)}
+    page = target.read_text(encoding="utf-8")
+    assert "<strong>answer</strong>" in page and "question" in page
+    await h.close()
