@@ -67,7 +67,8 @@ class TreeHookAnswer:
 BeforeTreeHook = Callable[[TreePreparation, AbortSignal], Awaitable[Any] | Any]
 
 
-def _text(content: Any) -> str:
+def content_text(content: Any) -> str:
+    """The text blocks of a message content joined (a string is returned as is)."""
     if isinstance(content, str):
         return content
     parts = []
@@ -82,9 +83,9 @@ def _text(content: Any) -> str:
 def landing_for(entry: SessionEntry) -> tuple[str | None, str | None]:
     """(new leaf id, editor text) for selecting ``entry`` in the tree."""
     if isinstance(entry, MessageEntry) and entry.role == "user":
-        return entry.parent_id, _text(entry.message.content)
+        return entry.parent_id, content_text(entry.message.content)
     if isinstance(entry, CustomMessageEntry):
-        return entry.parent_id, _text(entry.content)
+        return entry.parent_id, content_text(entry.content)
     return entry.id, None
 
 

@@ -234,11 +234,23 @@ class ModelChangeEntry(SessionEntry):
         return str(self.raw.get("modelId") or "")
 
 
-class CompactionEntry(SessionEntry):
+class _SummaryEntry(SessionEntry):
+    """Shared accessors of ``compaction`` and ``branch_summary`` entries."""
+
     @property
     def summary(self) -> str:
         return str(self.raw.get("summary") or "")
 
+    @property
+    def details(self) -> Any:
+        return self.raw.get("details")
+
+    @property
+    def from_hook(self) -> bool:
+        return bool(self.raw.get("fromHook"))
+
+
+class CompactionEntry(_SummaryEntry):
     @property
     def first_kept_entry_id(self) -> str | None:
         v = self.raw.get("firstKeptEntryId")
@@ -249,31 +261,11 @@ class CompactionEntry(SessionEntry):
         v = self.raw.get("tokensBefore")
         return v if isinstance(v, int) else 0
 
-    @property
-    def details(self) -> Any:
-        return self.raw.get("details")
 
-    @property
-    def from_hook(self) -> bool:
-        return bool(self.raw.get("fromHook"))
-
-
-class BranchSummaryEntry(SessionEntry):
+class BranchSummaryEntry(_SummaryEntry):
     @property
     def from_id(self) -> str:
         return str(self.raw.get("fromId") or "")
-
-    @property
-    def summary(self) -> str:
-        return str(self.raw.get("summary") or "")
-
-    @property
-    def details(self) -> Any:
-        return self.raw.get("details")
-
-    @property
-    def from_hook(self) -> bool:
-        return bool(self.raw.get("fromHook"))
 
 
 class CustomEntry(SessionEntry):
