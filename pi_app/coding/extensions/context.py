@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from pi_app.coding.extensions.readonly import ReadonlySessionManager
 from pi_app.coding.extensions.runtime import ExtensionHost, ExtensionRuntime
 from pi_app.coding.extensions.types import ContextUsage
 from pi_app.coding.extensions.ui import ExtensionUIContext, NoOpUIContext
@@ -54,7 +55,8 @@ class ExtensionContext:
 
     @property
     def session_manager(self) -> Any:
-        return self._host("session_manager").session_manager
+        manager = self._host("session_manager").session_manager
+        return manager if isinstance(manager, ReadonlySessionManager) else ReadonlySessionManager(manager)
 
     @property
     def model_registry(self) -> Any:

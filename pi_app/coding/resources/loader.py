@@ -759,6 +759,21 @@ class ResourceLoader:
             self.append_system_prompt_override(appended) if self.append_system_prompt_override else appended
         )
 
+    def discover_entries(self) -> dict[str, list[ResourceEntry]]:
+        """Every resource of every kind with its enabled state, without importing or installing
+        anything (what ``pi config`` shows). Project resources are listed whatever the trust state."""
+        saved = self.install_missing_packages
+        self.install_missing_packages = False
+        try:
+            self._packages = self._resolve_packages(include_project=True)
+        finally:
+            self.install_missing_packages = saved
+        out: dict[str, list[ResourceEntry]] = {}
+        for kind in KINDS:
+            candidates, _ = self._gather(kind, include_project=True)
+            out[kind] = [ResourceEntry(kind, str(c.path), c.enabled, c.metadata) for c in candidates]
+        return out
+
     # -- summary for the startup listing (R-RES-13) ---------------------------------------------------
 
     def extension_issues(self, conflicts: Sequence[ExtensionLoadError] = ()) -> list[str]:

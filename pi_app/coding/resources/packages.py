@@ -529,3 +529,10 @@ def remove_installed(source: PackageSource, scope: Scope, cwd: str | Path, agent
                 )
             else:
                 _run([*npm, "uninstall", "-g", str(source.url)])
+
+
+def run_package_command(argv: Sequence[str], **kwargs: Any) -> int:
+    """``pi install|remove|uninstall|list|update|config`` (see ``package_commands``)."""
+    from pi_app.coding.resources.package_commands import run_package_command as run
+
+    return run(argv, **kwargs)
