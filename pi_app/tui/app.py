@@ -314,6 +314,11 @@ class PiApp(App[int], inherit_bindings=False):
             self.bridge.abort()
 
     def action_clear(self) -> None:
+        selected = self.screen.get_selected_text()
+        if selected:  # R-TR-11: with a transcript selection, ctrl+c copies it (OSC 52)
+            self.copy_to_clipboard(selected)
+            self.screen.clear_selection()
+            return
         now = time.monotonic()
         if now - self._last_clear < DOUBLE_PRESS_S and not self.editor.text:
             self.exit(0)

@@ -30,8 +30,10 @@ from bisect import bisect_right
 from collections.abc import Iterable, Sequence
 from typing import Any, TypeVar
 
+from rich.segment import Segment
 from textual.geometry import Region, Size
 from textual.scroll_view import ScrollView
+from textual.selection import Selection
 from textual.strip import Strip
 from textual.timer import Timer
 
@@ -253,7 +255,46 @@ class Transcript(ScrollView, can_focus=False):
         if offset >= len(strips):
             return Strip.blank(width, self.rich_style)
         base = self.rich_style
-        return strips[offset].crop_extend(0, width, base).apply_style(base)
+        line = strips[offset].crop_extend(0, width, base).apply_style(base)
+        selection = self.text_selection
+        if selection is not None and (span := selection.get_span(row)) is not None:
+            line = self._highlight(line, span, width)
+        return line.apply_offsets(0, row)  # lets Textual's mouse selection find the row (R-TR-11)
+
+    def _highlight(self, line: Strip, span: tuple[int, int], width: int) -> Strip:
+        start, end = span
+        end = width if end == -1 else min(end, width)
+        if end <= start:
+            return line
+        before, middle, after = line.divide([start, end, width])[:3]
+        style = self.screen.get_component_rich_style("screen--selection")
+        middle = Strip(Segment.apply_style(middle, post_style=style), middle.cell_length)
+        return Strip.join([before, middle, after])
+
+    # -- text selection (R-TR-11) ---------------------------------------------------------------
+
+    def get_selection(self, selection: Selection) -> tuple[str, str] | None:
+        """The selected text; only the blocks under the selection are rendered."""
+        self._reindex()
+        total = self._starts[-1]
+        first = 0 if selection.start is None else min(selection.start.y, total)
+        last = total - 1 if selection.end is None else min(selection.end.y, total - 1)
+        if total == 0 or last < first:
+            return None
+        width = self._width or self._content_width() or 80
+        rows = [""] * first
+        index = max(0, bisect_right(self._starts, first, 0, len(self.blocks)) - 1)
+        row = self._starts[index]
+        while index < len(self.blocks) and row <= last:
+            for strip in self.blocks[index].render(width, self._theme):
+                if row >= first and row <= last:
+                    rows.append(strip.text.rstrip())
+                row += 1
+            index += 1
+        return selection.extract("\n".join(rows) + "\n"), "\n"
+
+    def selection_updated(self, selection: Selection | None) -> None:
+        self.refresh()
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
+from pi_app import __version__
 from tests.tui_term.pty_terminal import PtyTerminal
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -82,7 +83,7 @@ def _png(path: Path) -> Path:
 
 def _intact(term: PtyTerminal) -> None:
     screen = term.text()
-    assert "pi v0.1.0" in screen and "fake-model" in screen and "look at this" in screen
+    assert f"pi v{__version__}" in screen and "fake-model" in screen and "look at this" in screen
     for debris in ("_G", "Gi=", "[?", "$y", ";OK", "\x1b"):
         assert debris not in screen
     editor_row = term.screen.display[term.cursor[1]]

@@ -221,3 +221,46 @@ async def test_resize_while_scrolled_up_keeps_the_same_text_at_the_top() -> None
         if paragraph is not None:
             visible = " ".join(transcript.render_line(y).text for y in range(5))
             assert f"Paragraph {paragraph}" in visible
+
+
+async def test_mouse_selection_copies_transcript_text_and_highlights_it() -> None:
+    """R-TR-11: the transcript takes part in Textual's text selection."""
+    from textual.geometry import Offset
+    from textual.selection import Selection
+
+    app = TranscriptApp()
+    async with app.run_test(size=(60, 12)) as pilot:
+        transcript = app.transcript
+        transcript.add_note("alpha beta gamma", "warning")
+        transcript.add_note("delta epsilon", "error")
+        await pilot.pause()
+        # rows: 0 blank, 1 " alpha beta gamma", 2 blank, 3 " delta epsilon"
+        selection = Selection(Offset(7, 1), Offset(6, 3))
+        assert transcript.get_selection(selection) == ("beta gamma\n\n delta", "\n")
+        app.screen.selections = {transcript: selection}
+        await pilot.pause()
+        row = transcript.render_line(1)
+        selected_bg = app.screen.get_component_rich_style("screen--selection").bgcolor
+        highlighted = "".join(seg.text for seg in row if seg.style and seg.style.bgcolor == selected_bg)
+        assert highlighted.strip() == "beta gamma"
+
+
+async def test_ctrl_c_copies_a_transcript_selection_in_the_app(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from textual.geometry import Offset
+    from textual.selection import Selection
+
+    from pi_app import __version__
+    from pi_app.tui.app import PiApp
+    from tests.tui.fakes import fake_session_factory
+
+    factory, _ = fake_session_factory(str(tmp_path))
+    app = PiApp(session_factory=factory, cwd=str(tmp_path), animate=False)
+    async with app.run_test(size=(80, 20)) as pilot:
+        await pilot.pause()
+        app.editor.insert("draft")
+        app.screen.selections = {app.transcript: Selection(Offset(1, 0), Offset(3 + len(__version__) + 1, 0))}
+        await pilot.press("ctrl+c")
+        assert app.clipboard == f"pi v{__version__}"
+        assert app.editor.text == "draft"  # copying does not clear the editor
+        await pilot.press("ctrl+c")
+        assert app.editor.text == ""
