@@ -44,7 +44,7 @@ async def test_at_image_argument_is_shown_in_the_user_message(tmp_path: Path) ->
         await _wait_for(pilot, lambda: bool(app.transcript.blocks_of(UserBlock)) and bool(provider.calls))
         (user,) = app.transcript.blocks_of(UserBlock)
         assert user.text == "what is this?" and len(user.images) == 1
-        lines = user.plain_lines(app.transcript._width, app.transcript.render_theme)
+        lines = user.plain_lines(78, app.transcript.render_theme)
         assert any(UPPER_HALF in line for line in lines)
         assert provider.calls[0].context.messages[-1].content[-1].type == "image"
 
