@@ -166,7 +166,7 @@ async def create_agent_session(
                 "messages": list(context.messages),
             },
             convert_to_llm=convert_to_llm,
-            stream_fn=stream_fn or model_registry.stream_simple,
+            stream_fn=with_request_limits(stream_fn or model_registry.stream_simple, settings_manager),
             get_api_key=get_api_key if api_key else None,
             session_id=session_manager.get_session_id(),
             steering_mode=settings_manager.get_steering_mode(),
@@ -192,6 +192,39 @@ async def create_agent_session(
     elif model is not None and context.model != (model.provider, model.id):
         session_manager.append_model_change(model.provider, model.id)
     return CreatedSession(session=session, warnings=warnings, model_fallback_message=fallback_message)
+
+
+def with_request_limits(stream_fn: Any, settings_manager: Any) -> Any:
+    """Fill each request's transport limits from settings unless the caller set them (R-RETRY-09).
+
+    ``httpIdleTimeoutMs`` (else ``retry.provider.timeoutMs``) becomes the idle-read timeout, so a
+    stalled stream ends with "Request timed out" instead of hanging; ``retry.provider.maxRetries``
+    and ``maxRetryDelayMs`` go to L1's retry loop. Settings are read per request, so changes apply
+    at once.
+    """
+    import dataclasses
+
+    from pi_app.ai.types import SimpleStreamOptions
+
+    def stream(model: Any, context: Any, options: Any = None, **kwargs: Any) -> Any:
+        getter = getattr(settings_manager, "get_retry_settings", None)
+        provider = getter().provider if getter is not None else None
+        idle_getter = getattr(settings_manager, "get_http_idle_timeout_ms", None)
+        timeout = idle_getter() if idle_getter is not None else None
+        if timeout is None and provider is not None:
+            timeout = provider.timeout_ms
+        wanted = {
+            "timeout_ms": timeout,
+            "max_retries": provider.max_retries if provider is not None else None,
+            "max_retry_delay_ms": provider.max_retry_delay_ms if provider is not None else None,
+        }
+        base = options if options is not None else SimpleStreamOptions()
+        updates = {k: v for k, v in wanted.items() if v is not None and getattr(base, k, None) is None}
+        if updates and dataclasses.is_dataclass(base):
+            base = dataclasses.replace(base, **updates)
+        return stream_fn(model, context, base, **kwargs)
+
+    return stream
 
 
 def context_level(context: Any, settings_manager: Any, continuing: bool) -> str:
