@@ -3,6 +3,10 @@
 Each prompt runs to completion in turn. Afterwards the last assistant message decides the
 outcome: ``error``/``aborted`` -> its error text on stderr and exit 1; otherwise each of its text
 blocks on its own line on stdout and exit 0. Nothing else is written to stdout.
+
+A failed context-overflow recovery removes the error reply from the transcript (R-RETRY-06), so
+the outcome is taken from the run's events, not from the transcript: otherwise pi would exit 0
+silently, or print an earlier turn's answer as if it were this one's.
 """
 
 from __future__ import annotations
@@ -30,12 +34,20 @@ async def run_print_mode(
     if first_text is None and not more:
         sys.stderr.write("Error: no prompt given (pass a message, @file, or pipe text on stdin)\n")
         return 2
+    outcome = _RunOutcome()
+    unsubscribe = session.subscribe(outcome.on_event)
     try:
         await run_prompts(session, first_text, images, more)
     except NoModelError as exc:
         sys.stderr.write(f"{exc}\n")
         return 1
-    message = session.get_last_assistant_message()
+    finally:
+        unsubscribe()
+    if outcome.failure is not None:
+        sys.stderr.write(f"{outcome.failure}\n")
+        sys.stderr.flush()
+        return 1
+    message = outcome.last_reply
     if message is None:
         return 0
     if message.stop_reason in ("error", "aborted"):
@@ -47,3 +59,20 @@ async def run_print_mode(
             sys.stdout.write(block.text + "\n")
     sys.stdout.flush()
     return 0
+
+
+class _RunOutcome:
+    """The last assistant reply of this run and a failure that came after it, seen as events."""
+
+    def __init__(self) -> None:
+        self.last_reply: Any = None
+        self.failure: str | None = None
+
+    def on_event(self, event: Any) -> None:
+        kind = getattr(event, "type", None)
+        if kind == "message_end" and getattr(event.message, "role", None) == "assistant":
+            self.last_reply = event.message
+            self.failure = None
+        elif kind == "compaction_end" and event.reason == "overflow" and event.result is None:
+            if event.error_message and not event.aborted:
+                self.failure = event.error_message
