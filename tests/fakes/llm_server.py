@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import json
 import threading
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -56,6 +57,7 @@ class RecordedRequest:
     body: Any
     raw_body: bytes = b""
     api: str | None = None
+    received_at: float = 0.0  # time.monotonic() when the request was read
 
 
 @dataclass
@@ -226,6 +228,7 @@ class FakeLLMServer:
             body=body,
             raw_body=raw,
             api=api_for_path(parts.path),
+            received_at=time.monotonic(),
         )
         self.requests.append(recorded)
         return recorded
