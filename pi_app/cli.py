@@ -11,13 +11,17 @@ options are an error (one line on stderr, exit status 2) rather than silently ig
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from pi_app import __version__
-from pi_app.coding.launch import LaunchOptions
+
+if TYPE_CHECKING:  # the fast paths (--version, --help) import nothing else
+    import argparse
+
+    from pi_app.coding.launch import LaunchOptions
 
 PACKAGE_COMMANDS = ("install", "remove", "uninstall", "update", "list", "config")
 THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh")
@@ -104,13 +108,14 @@ class CliError(Exception):
     """A bad command line; the message is printed as one line and pi exits with status 2."""
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # type: ignore[override]
-        raise CliError(message)
-
-
 def build_parser(extension_flags: Sequence[tuple[str, bool]] = ()) -> argparse.ArgumentParser:
-    p = _Parser(prog="pi", add_help=False, allow_abbrev=False)
+    import argparse
+
+    class Parser(argparse.ArgumentParser):
+        def error(self, message: str) -> None:  # type: ignore[override]
+            raise CliError(message)
+
+    p = Parser(prog="pi", add_help=False, allow_abbrev=False)
     p.add_argument("--provider")
     p.add_argument("--model")
     p.add_argument("--api-key", dest="api_key")
@@ -155,7 +160,16 @@ def build_parser(extension_flags: Sequence[tuple[str, bool]] = ()) -> argparse.A
     return p
 
 
-def parse_args(argv: Sequence[str], extension_flags: Sequence[tuple[str, bool]] = ()) -> LaunchOptions:
+def parse_args(
+    argv: Sequence[str], extension_flags: Sequence[tuple[str, bool]] = (), *, allow_unknown: bool = False
+) -> LaunchOptions:
+    """The command line as ``LaunchOptions``; an unknown option raises ``CliError`` naming it.
+
+    With ``allow_unknown`` (the first of the two passes that extension flags need, spec 40 §2.8)
+    unknown options are kept in ``unknown_options`` instead.
+    """
+    from pi_app.coding.launch import LaunchOptions
+
     parser = build_parser(extension_flags)
     # "--" ends options: everything after it is a message, even if it starts with "-".
     argv = list(argv)
@@ -163,9 +177,12 @@ def parse_args(argv: Sequence[str], extension_flags: Sequence[tuple[str, bool]] 
     if "--" in argv:
         cut = argv.index("--")
         argv, tail = argv[:cut], argv[cut + 1 :]
-    namespace = parser.parse_intermixed_args(argv)
+    namespace, unknown = parser.parse_known_intermixed_args(argv)
+    unknown_options = [u for u in unknown if u.startswith("-") and u != "-"]
+    if unknown_options and not allow_unknown:
+        raise CliError(f"unknown option {unknown_options[0]} (see pi --help)")
     values = vars(namespace)
-    rest = list(values.pop("rest")) + tail
+    rest = list(values.pop("rest")) + [u for u in unknown if u not in unknown_options] + tail
     ext_values = {k[5:]: v for k, v in list(values.items()) if k.startswith("ext__")}
     for key in list(values):
         if key.startswith("ext__"):
@@ -175,6 +192,8 @@ def parse_args(argv: Sequence[str], extension_flags: Sequence[tuple[str, bool]] 
     args.list_models_requested = list_models is not None
     args.list_models = list_models or None
     args.extension_flags = ext_values
+    args.unknown_options = unknown_options
+    args.argv = list(argv) + (["--", *tail] if tail else [])
     for item in rest:
         if item.startswith("@") and len(item) > 1:
             args.file_args.append(item[1:])
@@ -210,6 +229,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     if args.offline:
         os.environ["PI_OFFLINE"] = "1"
+    # pydantic would scan every installed distribution's entry points for plugins on the first
+    # model it builds; pi uses none, and the scan is a large share of start-up.
+    os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
     return run(args)
 
 
@@ -273,7 +295,9 @@ def _export(args: LaunchOptions) -> int:
 
 async def _run_headless(args: LaunchOptions) -> int:
     from pi_app.coding.launch import LaunchError, build_session, first_message_parts
+    from pi_app.modes.output import LineWriter, guard_stdout
 
+    out = LineWriter(guard_stdout())  # from here on only the answer / the JSON lines reach stdout
     try:
         created = await build_session(args)
         text, images = first_message_parts(args)
@@ -283,14 +307,15 @@ async def _run_headless(args: LaunchOptions) -> int:
     session = created.session
     for warning in created.warnings:
         sys.stderr.write(f"Warning: {warning}\n")
+    more = args.messages[1:] if text is not None else []
     try:
         if args.mode == "json":
             from pi_app.modes.json_mode import run_json_mode
 
-            return await run_json_mode(session, text, images, args.messages[1:] if text is not None else [])
+            return await run_json_mode(session, out, text, images, more)
         from pi_app.modes.print_mode import run_print_mode
 
-        return await run_print_mode(session, text, images, args.messages[1:] if text is not None else [])
+        return await run_print_mode(session, out, text, images, more)
     finally:
         session.dispose()
 

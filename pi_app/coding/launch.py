@@ -61,6 +61,8 @@ class LaunchOptions:
     messages: list[str] = field(default_factory=list)
     file_args: list[str] = field(default_factory=list)
     extension_flags: dict[str, object] = field(default_factory=dict)
+    unknown_options: list[str] = field(default_factory=list)
+    argv: list[str] = field(default_factory=list)
     cwd: str | None = None
 
 
@@ -99,14 +101,66 @@ def open_session_manager(options: LaunchOptions, cwd: str, settings_manager: Any
     from pi_app.coding import paths
     from pi_app.coding.session.manager import SessionManager
 
+    if options.fork:
+        others = [flag for flag, on in _session_choices(options) if on]
+        if others:
+            raise LaunchError(f"Error: --fork cannot be combined with {', '.join(others)}")
     if options.no_session:
         return SessionManager.in_memory(cwd)
     session_dir = str(paths.resolve_session_dir(cwd, options.session_dir, settings_manager.get_session_dir()))
+    if options.fork:
+        return fork_session_argument(options.fork, cwd, session_dir)
     if options.session:
         return open_session_argument(options.session, cwd, session_dir)
+    if options.session_id:
+        return open_session_by_id(options.session_id, cwd, session_dir)
     if options.continue_ or options.resume:
         return SessionManager.continue_recent(cwd, session_dir)
     return SessionManager.create(cwd, session_dir)
+
+
+def _session_choices(options: LaunchOptions) -> list[tuple[str, bool]]:
+    return [
+        ("--session", bool(options.session)),
+        ("--session-id", bool(options.session_id)),
+        ("--continue", options.continue_),
+        ("--resume", options.resume),
+        ("--no-session", options.no_session),
+    ]
+
+
+def fork_session_argument(arg: str, cwd: str, session_dir: str) -> Any:
+    """``--fork <path | id prefix>``: copy that session (whole tree) into a new session of this project."""
+    from pi_app.coding import paths
+    from pi_app.coding.session.listing import looks_like_path
+    from pi_app.coding.session.manager import SessionManager
+
+    if looks_like_path(arg):
+        source = os.path.abspath(paths.expand_user(arg))
+        if not os.path.isfile(source):
+            raise LaunchError(f"Error: session file not found: {arg}")
+    else:
+        match = SessionManager.find_by_prefix(arg, cwd, session_dir)
+        if match is None:
+            raise LaunchError(f"No session found matching '{arg}'")
+        source = match.info.path
+    try:
+        return SessionManager.fork_from(source, cwd, session_dir)
+    except ValueError as exc:
+        raise LaunchError(f"Error: {exc}") from None
+
+
+def open_session_by_id(session_id: str, cwd: str, session_dir: str) -> Any:
+    """``--session-id <id>`` (spec 30 R-LIST-07): the project's session with exactly that id, else a
+    new session that gets the id."""
+    from pi_app.coding.session.manager import SessionManager
+
+    for info in SessionManager.list(cwd, session_dir):
+        if info.id == session_id:
+            return SessionManager.open(info.path, session_dir, cwd=cwd)
+    manager = SessionManager.create(cwd, session_dir)
+    manager.new_session(id=session_id)
+    return manager
 
 
 def _ask_on_terminal(question: str) -> bool:
@@ -162,7 +216,20 @@ async def build_session(options: LaunchOptions, *, stream_fn: Any = None) -> Any
         model = resolved.model
         if thinking is None and resolved.thinking_level:
             thinking = resolved.thinking_level
+    if model is not None and options.api_key:
+        registry.set_runtime_api_key(model.provider, options.api_key)
     session_manager = open_session_manager(options, cwd, settings)
+    continuing = bool(options.continue_ or options.resume or options.session or options.fork)
+    scoped: list[Any] = []
+    if options.models:
+        from pi_app.coding.models.resolver import parse_model_list, resolve_model_scope
+
+        scoped, scope_warnings = resolve_model_scope(parse_model_list(options.models), registry.get_all())
+        for warning in scope_warnings:
+            sys.stderr.write(f"Warning: {warning}\n")
+        if model is None and scoped and not (continuing and session_manager.get_entries()):
+            model = scoped[0].model
+            thinking = thinking or scoped[0].thinking_level
     tools, no_tools = active_tool_names(options)
     created = await create_agent_session(
         cwd,
@@ -178,9 +245,10 @@ async def build_session(options: LaunchOptions, *, stream_fn: Any = None) -> Any
         append_system_prompt=options.append_system_prompt,
         no_context_files=options.no_context_files,
         api_key=options.api_key,
-        continuing=options.continue_ or options.resume or bool(options.session),
+        continuing=continuing,
         stream_fn=stream_fn,
     )
+    created.session.scoped_models = scoped
     if created.session.model is None and (options.print or options.mode == "json"):
         raise LaunchError(created.session.no_model_message)
     if options.name:

@@ -1,8 +1,9 @@
 """JSON mode: ``pi --mode json "prompt"`` (spec 60 §3.15).
 
 stdout carries only JSON lines: first the session header (exactly the session file's header),
-then every session event in emission order. Diagnostics go to stderr. Exit 0 once the last prompt
-has settled (errors are visible as events); 1 only for start-up failures.
+then every session event in emission order, written through the guarded ``LineWriter`` so nothing
+else can reach it. Diagnostics go to stderr. Exit 0 once the last prompt has settled (errors are
+visible as events); 1 only for start-up failures.
 """
 
 from __future__ import annotations
@@ -11,23 +12,17 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from pi_app.ai.codec import encode_line
 from pi_app.coding.agent_session import NoModelError
+from pi_app.modes.output import LineWriter
 from pi_app.modes.print_mode import run_prompts
-from pi_app.modes.serialize import event_line
+from pi_app.modes.serialize import event_to_wire
 
 
 async def run_json_mode(
-    session: Any, first_text: str | None, images: Sequence[Any], more: Sequence[str]
+    session: Any, out: LineWriter, first_text: str | None, images: Sequence[Any], more: Sequence[str]
 ) -> int:
-    out = sys.stdout
-    out.write(encode_line(session.session_manager.get_header().raw))
-
-    def write(event: Any) -> None:
-        out.write(event_line(event))
-        out.flush()
-
-    unsubscribe = session.subscribe(write)
+    out.write(session.session_manager.get_header().raw)
+    unsubscribe = session.subscribe(lambda event: out.write(event_to_wire(event)))
     try:
         await run_prompts(session, first_text, images, more)
     except NoModelError as exc:
@@ -35,5 +30,5 @@ async def run_json_mode(
         return 1
     finally:
         unsubscribe()
-        out.flush()
+        out.close()
     return 0

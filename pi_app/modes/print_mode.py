@@ -2,7 +2,8 @@
 
 Each prompt runs to completion in turn. Afterwards the last assistant message decides the
 outcome: ``error``/``aborted`` -> its error text on stderr and exit 1; otherwise each of its text
-blocks on its own line on stdout and exit 0. Nothing else is written to stdout.
+blocks on its own line on stdout and exit 0. Nothing else reaches stdout: the answer is written
+through the guarded ``LineWriter`` (``pi_app.modes.output``), so a stray ``print`` goes to stderr.
 
 A failed context-overflow recovery removes the error reply from the transcript (R-RETRY-06), so
 the outcome is taken from the run's events, not from the transcript: otherwise pi would exit 0
@@ -17,6 +18,7 @@ from typing import Any
 
 from pi_app.ai.types import TextContent
 from pi_app.coding.agent_session import NoModelError
+from pi_app.modes.output import LineWriter
 
 
 async def run_prompts(
@@ -29,7 +31,7 @@ async def run_prompts(
 
 
 async def run_print_mode(
-    session: Any, first_text: str | None, images: Sequence[Any], more: Sequence[str]
+    session: Any, out: LineWriter, first_text: str | None, images: Sequence[Any], more: Sequence[str]
 ) -> int:
     if first_text is None and not more:
         sys.stderr.write("Error: no prompt given (pass a message, @file, or pipe text on stdin)\n")
@@ -56,8 +58,8 @@ async def run_print_mode(
         return 1
     for block in message.content:
         if isinstance(block, TextContent):
-            sys.stdout.write(block.text + "\n")
-    sys.stdout.flush()
+            out.write(block.text + "\n")
+    out.close()
     return 0
 
 

@@ -5,24 +5,20 @@ the ASCII separators (legal inside JSON strings) never end a record; one trailin
 stripped; empty records are skipped; a final unterminated record at EOF still counts. Decoding is
 per record, so a bad UTF-8 sequence spoils only its own line.
 
-``LineWriter`` owns the real stdout (a private duplicate of file descriptor 1): every message is
-encoded with the project's single line encoder and written whole, in the order it was queued, and
-flushed before the next one, so large events are never cut or interleaved.
-
-``guard_stdout`` points ``sys.stdout`` (and fd 1, which subprocesses inherit) at stderr, so a stray
-``print`` in an extension or a library cannot corrupt the protocol stream.
+The output side (``LineWriter``, ``guard_stdout``) is shared with JSON and print mode and lives in
+``pi_app.modes.output``; it is re-exported here.
 """
 
 from __future__ import annotations
 
 import asyncio
 import os
-import sys
 import threading
 from collections.abc import AsyncIterator, Iterator
-from typing import Any, BinaryIO
 
-from pi_app.ai.codec import encode_line
+from pi_app.modes.output import LineWriter, guard_stdout
+
+__all__ = ["LineWriter", "RecordSplitter", "guard_stdout", "read_records", "split_records"]
 
 READ_CHUNK = 64 * 1024
 
@@ -98,49 +94,3 @@ async def read_records(fd: int) -> AsyncIterator[bytes]:
             yield record
     for record in splitter.finish():
         yield record
-
-
-class LineWriter:
-    """Writes protocol objects as single lines, in call order, to a private binary stream."""
-
-    def __init__(self, stream: BinaryIO) -> None:
-        self._stream = stream
-        self._lock = threading.Lock()
-        self.closed = False
-
-    def write(self, obj: Any) -> None:
-        line = obj if isinstance(obj, str) else encode_line(obj)
-        data = line.encode("utf-8")
-        with self._lock:
-            if self.closed:
-                return
-            try:
-                self._stream.write(data)
-                self._stream.flush()
-            except (BrokenPipeError, ValueError, OSError):
-                self.closed = True  # the client went away: drop further output quietly
-
-    def close(self) -> None:
-        with self._lock:
-            if not self.closed:
-                try:
-                    self._stream.flush()
-                except (OSError, ValueError):
-                    pass
-            self.closed = True
-
-
-def guard_stdout() -> BinaryIO:
-    """Route everything but the protocol to stderr; return a private binary handle on the real stdout.
-
-    After this, fd 1 is a copy of fd 2 (children inherit stderr as their stdout) and ``sys.stdout``
-    writes to stderr. Only the returned stream reaches the client.
-    """
-    try:
-        sys.stdout.flush()
-    except (OSError, ValueError, AttributeError):
-        pass
-    private_fd = os.dup(1)
-    os.dup2(2, 1)
-    sys.stdout = sys.stderr
-    return os.fdopen(private_fd, "wb", buffering=0)

@@ -30,10 +30,10 @@ from typing import Any
 from pi_app.ai import codec
 from pi_app.ai.types import ImageContent
 from pi_app.coding.messages import message_to_dict
-from pi_app.coding.session_events import session_event_to_dict
 from pi_app.modes.rpc import protocol as p
 from pi_app.modes.rpc.ext_ui import RpcUIContext
 from pi_app.modes.rpc.framing import LineWriter
+from pi_app.modes.serialize import event_to_wire
 
 log = logging.getLogger(__name__)
 
@@ -66,7 +66,7 @@ class RpcServer:
         self.writer.write(obj)
 
     def _on_event(self, event: Any) -> None:
-        self.send(session_event_to_dict(event))
+        self.send(event_to_wire(event))
 
     # -- input ------------------------------------------------------------------------------------
 

@@ -1,0 +1,109 @@
+"""Start-up cost of the ``pi`` command: ``pi --version`` and ``pi -p`` against the loopback fake server.
+
+Each command runs N times (default 5) as a child process with a throwaway HOME whose
+``models.json`` points at ``tests/fakes/llm_server.py``; the figures are the median wall time and
+the median peak resident memory (``ru_maxrss`` of that child, from ``os.wait4``). ``-p`` runs with
+``--no-session`` so the runs do not read each other's session files. CPU time (user + system) is
+printed next to wall time because it moves less when the machine is busy.
+
+Bytecode: the children run without ``PYTHONDONTWRITEBYTECODE`` and one unmeasured warm-up run
+comes first, so the figures are those of an installed pi (pip writes ``.pyc`` files at install
+time), not of compiling every module from source on each start.
+
+Targets (issue 8): ``--version`` under 0.15 s and ``-p`` under 0.5 s, both under 60 MiB. For
+reference, the TypeScript pi 0.73.1 measured on this machine: ``--version`` 0.90 s / 135 MiB,
+``-p`` 0.98 s / 169 MiB.
+
+Usage: ``.venv/bin/python benchmarks/startup.py [runs]``. Prints figures only.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from pi_app.ai.testing import text  # noqa: E402
+from tests.fakes.llm_server import FakeLLMServer  # noqa: E402
+
+PI = str(Path(sys.executable).with_name("pi"))
+TARGETS = {"--version": (0.15, 60.0), "-p": (0.5, 60.0)}
+TYPESCRIPT_PI = {"--version": (0.90, 135.0), "-p": (0.98, 169.0)}
+
+
+def run_once(args: list[str], env: dict[str, str], cwd: str) -> tuple[float, float, float]:
+    """Wall seconds, CPU seconds and peak RSS in MiB of one child run."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(args, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE)
+    assert proc.stdout is not None
+    proc.stdout.read()
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - start
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode != 0:
+        raise SystemExit(f"{' '.join(args)} exited with {proc.returncode}")
+    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
+
+
+def measure(name: str, args: list[str], env: dict[str, str], cwd: str, runs: int, before=None) -> None:
+    walls, cpus, peaks = [], [], []
+    for n in range(runs + 1):
+        if before is not None:
+            before()
+        wall, cpu, peak = run_once(args, env, cwd)
+        if n == 0:
+            continue  # warm-up: writes the bytecode caches
+        walls.append(wall)
+        cpus.append(cpu)
+        peaks.append(peak)
+    wall, cpu, peak = statistics.median(walls), statistics.median(cpus), statistics.median(peaks)
+    target_wall, target_mem = TARGETS[name]
+    ts_wall, ts_mem = TYPESCRIPT_PI[name]
+    verdict = "ok" if wall < target_wall and peak < target_mem else "OVER TARGET"
+    print(
+        f"pi {name:<10} median {wall:6.3f} s  cpu {cpu:6.3f} s  peak {peak:6.1f} MiB   "
+        f"(target < {target_wall} s, < {target_mem:.0f} MiB: {verdict}; "
+        f"TypeScript pi {ts_wall} s / {ts_mem:.0f} MiB)"
+    )
+
+
+def main() -> None:
+    runs = int(sys.argv[1]) if len(sys.argv) > 1 else 5
+    with tempfile.TemporaryDirectory() as home, FakeLLMServer() as server:
+        agent_dir = Path(home) / ".pi" / "agent"
+        agent_dir.mkdir(parents=True)
+        config = {
+            "providers": {
+                "fake": {
+                    "baseUrl": server.base_url + "/v1",
+                    "api": "openai-completions",
+                    "apiKey": "fake-key",
+                    "models": [{"id": "fake-model"}],
+                }
+            }
+        }
+        (agent_dir / "models.json").write_text(json.dumps(config))
+        env = dict(os.environ, HOME=home, PI_CODING_AGENT_DIR=str(agent_dir), PI_OFFLINE="1")
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        print(f"{runs} runs each, {os.cpu_count()} cores, Python {sys.version.split()[0]}")
+        measure("--version", [PI, "--version"], env, home, runs)
+        measure(
+            "-p",
+            [PI, "--no-session", "-p", "say hi"],
+            env,
+            home,
+            runs,
+            before=lambda: server.enqueue(text("hi")),
+        )
+
+
+if __name__ == "__main__":
+    main()

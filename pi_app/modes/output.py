@@ -1,0 +1,65 @@
+"""stdout for the headless modes: only the mode's own output reaches it (R-RPC-02/03, R-JSON-02, R-PRINT-03).
+
+``guard_stdout`` points ``sys.stdout`` (and file descriptor 1, which subprocesses inherit) at
+stderr and returns a private handle on the real stdout, so a stray ``print`` in an extension or a
+library lands on stderr instead of corrupting a JSON stream or a print-mode answer.
+
+``LineWriter`` owns that handle: every message is encoded with the project's single line encoder
+(strings are written as they are) and written whole, in call order, and flushed before the next
+one, so large events are never cut or interleaved. A closed pipe ends output quietly.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+from typing import Any, BinaryIO
+
+from pi_app.ai.codec import encode_line
+
+
+class LineWriter:
+    """Writes protocol objects as single lines, in call order, to a private binary stream."""
+
+    def __init__(self, stream: BinaryIO) -> None:
+        self._stream = stream
+        self._lock = threading.Lock()
+        self.closed = False
+
+    def write(self, obj: Any) -> None:
+        line = obj if isinstance(obj, str) else encode_line(obj)
+        data = line.encode("utf-8")
+        with self._lock:
+            if self.closed:
+                return
+            try:
+                self._stream.write(data)
+                self._stream.flush()
+            except (BrokenPipeError, ValueError, OSError):
+                self.closed = True  # the client went away: drop further output quietly
+
+    def close(self) -> None:
+        with self._lock:
+            if not self.closed:
+                try:
+                    self._stream.flush()
+                except (OSError, ValueError):
+                    pass
+            self.closed = True
+
+
+def guard_stdout() -> BinaryIO:
+    """Route everything but the protocol to stderr; return a private binary handle on the real stdout.
+
+    After this, fd 1 is a copy of fd 2 (children inherit stderr as their stdout) and ``sys.stdout``
+    writes to stderr. Only the returned stream reaches the client.
+    """
+    try:
+        sys.stdout.flush()
+    except (OSError, ValueError, AttributeError):
+        pass
+    private_fd = os.dup(1)
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    return os.fdopen(private_fd, "wb", buffering=0)
