@@ -32,7 +32,7 @@ from typing import Any
 
 CommandHandler = Callable[[Any, str], "Awaitable[None] | None"]
 
-COMMAND_MODULES: tuple[str, ...] = ("pi_app.tui.app_commands",)
+COMMAND_MODULES: tuple[str, ...] = ("pi_app.tui.app_commands", "pi_app.tui.selectors.navigation")
 """Modules whose ``register(registry)`` adds built-in commands, in autocomplete order."""
 
 

@@ -45,7 +45,11 @@ SELECTOR_KEYS: dict[str, tuple[str, ...]] = {
 
 
 class SelectorKeys:
-    """Resolves a key press to the first matching action among those a selector asks about."""
+    """Resolves a key press to the first matching action among those a selector asks about.
+
+    Selectors only call ``first_match`` and ``hint``, so the app's own keybindings object (with
+    the same two methods) can be passed in its place.
+    """
 
     def __init__(self, overrides: Mapping[str, str | Sequence[str]] | None = None) -> None:
         self._keys: dict[str, tuple[str, ...]] = {}
@@ -53,7 +57,7 @@ class SelectorKeys:
             listed = [keys] if isinstance(keys, str) else list(keys)
             self._keys[action] = tuple(k for k in (parse_key_id(key) for key in listed) if k)
 
-    def action(self, press: KeyPress, actions: Iterable[str]) -> str | None:
+    def first_match(self, press: KeyPress, actions: Iterable[str]) -> str | None:
         for action in actions:
             if press.key_id in self._keys.get(action, ()):
                 return action

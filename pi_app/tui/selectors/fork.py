@@ -17,7 +17,6 @@ from typing import Any
 from textual import events
 from textual.app import ComposeResult
 from textual.containers import Vertical
-from textual.message import Message
 from textual.strip import Strip
 
 from pi_app.coding.session.tree_filter import content_text
@@ -25,6 +24,7 @@ from pi_app.tui.keys import key_press
 from pi_app.tui.selectors.bindings import DEFAULT_SELECTOR_KEYS, SelectorKeys
 from pi_app.tui.selectors.lines import LineView, rule, styled, theme_of
 from pi_app.tui.selectors.list_cursor import ListCursor
+from pi_app.tui.selectors.slot import Answer
 
 FORK_ACTIONS = (
     "tui.select.up",
@@ -61,13 +61,13 @@ class ForkSelector(Vertical, can_focus=True):
     """
 
     @dataclass
-    class Selected(Message):
+    class Selected(Answer):
         selector: ForkSelector
         entry_id: str
         text: str
 
     @dataclass
-    class Cancelled(Message):
+    class Cancelled(Answer):
         selector: ForkSelector
 
     def __init__(
@@ -129,7 +129,7 @@ class ForkSelector(Vertical, can_focus=True):
     def on_key(self, event: events.Key) -> None:
         event.stop()
         event.prevent_default()
-        action = self.keys.action(key_press(event), FORK_ACTIONS)
+        action = self.keys.first_match(key_press(event), FORK_ACTIONS)
         if action == "tui.select.confirm":
             chosen = self.selected
             if chosen is not None:

@@ -35,6 +35,7 @@ from pi_app.tui.keys import key_press
 from pi_app.tui.selectors.bindings import DEFAULT_SELECTOR_KEYS, SelectorKeys
 from pi_app.tui.selectors.lines import LineView, Run, rule, styled, theme_of
 from pi_app.tui.selectors.session_model import SORT_LABELS, SessionPickerModel, SessionRow, format_age
+from pi_app.tui.selectors.slot import Answer
 
 ProgressCallback = Callable[[int, int], None]
 SessionLoader = Callable[[ProgressCallback], Sequence[Any]]
@@ -99,12 +100,12 @@ class SessionPicker(Vertical, can_focus=True):
     """
 
     @dataclass
-    class Selected(Message):
+    class Selected(Answer):
         picker: SessionPicker
         path: str
 
     @dataclass
-    class Cancelled(Message):
+    class Cancelled(Answer):
         picker: SessionPicker
 
     @dataclass
@@ -337,7 +338,7 @@ class SessionPicker(Vertical, can_focus=True):
 
     def on_key(self, event: events.Key) -> None:
         if self.renaming is not None:
-            if self.keys.action(key_press(event), ("tui.select.cancel",)):
+            if self.keys.first_match(key_press(event), ("tui.select.cancel",)):
                 event.stop()
                 event.prevent_default()
                 self.close_rename()
@@ -347,14 +348,14 @@ class SessionPicker(Vertical, can_focus=True):
         press = key_press(event)
         self.status = None
         if self.confirming_delete is not None:
-            action = self.keys.action(press, ("tui.select.confirm", "tui.select.cancel"))
+            action = self.keys.first_match(press, ("tui.select.confirm", "tui.select.cancel"))
             if action == "tui.select.confirm":
                 self._delete(self.confirming_delete)
             if action is not None:
                 self.confirming_delete = None
                 self.view.repaint()
             return
-        action = self.keys.action(press, PICKER_ACTIONS)
+        action = self.keys.first_match(press, PICKER_ACTIONS)
         if action == "app.session.deleteNoninvasive" and self.model.query:
             action = "tui.editor.deleteCharBackward"
         if action is None:

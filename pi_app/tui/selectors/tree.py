@@ -25,6 +25,7 @@ from textual.widgets import Input, Static
 from pi_app.tui.keys import key_press
 from pi_app.tui.selectors.bindings import DEFAULT_SELECTOR_KEYS, SelectorKeys
 from pi_app.tui.selectors.lines import LineView, Run, rule, styled, theme_of
+from pi_app.tui.selectors.slot import Answer
 from pi_app.tui.selectors.tree_model import RowView, TreeNavModel
 
 TREE_ACTIONS = (
@@ -86,14 +87,14 @@ class TreeNavigator(Vertical, can_focus=True):
     """
 
     @dataclass
-    class Selected(Message):
+    class Selected(Answer):
         """Enter on an entry."""
 
         navigator: TreeNavigator
         entry_id: str
 
     @dataclass
-    class Cancelled(Message):
+    class Cancelled(Answer):
         """Escape with an empty search."""
 
         navigator: TreeNavigator
@@ -194,14 +195,14 @@ class TreeNavigator(Vertical, can_focus=True):
     def on_key(self, event: events.Key) -> None:
         press = key_press(event)
         if self.labeling:
-            if self.keys.action(press, ("tui.select.cancel",)):
+            if self.keys.first_match(press, ("tui.select.cancel",)):
                 event.stop()
                 event.prevent_default()
                 self.close_label_editor()
             return  # everything else belongs to the label input
         event.stop()
         event.prevent_default()
-        action = self.keys.action(press, TREE_ACTIONS)
+        action = self.keys.first_match(press, TREE_ACTIONS)
         model = self.model
         if action is None:
             if press.character and press.character.isprintable():
