@@ -334,7 +334,8 @@ FileItem = SessionHeader | SessionEntry | CorruptLine
 
 
 def make_entry(raw: dict[str, Any], line: str | None = None) -> SessionEntry:
-    cls = ENTRY_CLASSES.get(raw.get("type"), UnknownEntry)  # type: ignore[arg-type]
+    kind = raw.get("type")
+    cls = ENTRY_CLASSES.get(kind, UnknownEntry) if isinstance(kind, str) else UnknownEntry
     return cls(raw, line)
 
 
