@@ -228,6 +228,8 @@ def _read_json_object(path: Path) -> dict[str, Any] | None:
         return None
     except OSError as exc:
         raise SettingsParseError(exc.strerror or str(exc)) from exc
+    except UnicodeDecodeError as exc:
+        raise SettingsParseError(f"not valid UTF-8 ({exc.reason} at byte {exc.start})") from exc
     if not text.strip():
         return {}
     try:
