@@ -302,6 +302,8 @@ async def _run_headless(args: LaunchOptions) -> int:
         created = await build_session(args)
         text, images = first_message_parts(args)
     except LaunchError as exc:
+        for warning in exc.warnings:  # e.g. a broken models.json behind "No models available"
+            sys.stderr.write(f"Warning: {warning}\n")
         sys.stderr.write(f"{exc}\n")
         return exc.exit_code
     session = created.session

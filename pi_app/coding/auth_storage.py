@@ -55,6 +55,9 @@ class AuthStorage:
         except OSError as exc:
             self.error = f"Cannot read {self.path}: {exc.strerror or exc}"
             raise AuthFileError(self.error) from None
+        except UnicodeDecodeError as exc:
+            self.error = f"Invalid {self.path}: not valid UTF-8 ({exc.reason} at byte {exc.start})"
+            raise AuthFileError(self.error) from None
         try:
             data = json.loads(text) if text.strip() else {}
         except ValueError as exc:
@@ -128,6 +131,11 @@ class AuthStorage:
                     await asyncio.to_thread(self._save, data)
 
     # -- helpers --------------------------------------------------------------------------------
+
+    def load_error(self) -> str | None:
+        """Why ``auth.json`` cannot be used (one line naming the file), or None when it is fine."""
+        self._load_quietly()
+        return self.error
 
     def has_credentials(self, provider_id: str) -> bool:
         return isinstance(self._load_quietly().get(provider_id), dict)

@@ -69,9 +69,10 @@ class LaunchOptions:
 class LaunchError(Exception):
     """Start-up cannot go on; ``str(error)`` is one line for stderr, ``exit_code`` the status."""
 
-    def __init__(self, message: str, exit_code: int = 1) -> None:
+    def __init__(self, message: str, exit_code: int = 1, warnings: list[str] | None = None) -> None:
         super().__init__(message)
         self.exit_code = exit_code
+        self.warnings = list(warnings or [])  # start-up problems that explain the error
 
 
 def _split_list(value: str | None) -> list[str] | None:
@@ -250,7 +251,7 @@ async def build_session(options: LaunchOptions, *, stream_fn: Any = None) -> Any
     )
     created.session.scoped_models = scoped
     if created.session.model is None and (options.print or options.mode == "json"):
-        raise LaunchError(created.session.no_model_message)
+        raise LaunchError(created.session.no_model_message, warnings=created.warnings)
     if options.name:
         created.session.set_session_name(options.name)
     return created

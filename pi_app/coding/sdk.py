@@ -108,6 +108,10 @@ async def create_agent_session(
     registry_error = model_registry.get_error()
     if registry_error:
         warnings.append(f"models.json error: {registry_error}")
+    load_error = getattr(getattr(model_registry, "credentials", None), "load_error", None)
+    auth_error = load_error() if load_error is not None else None
+    if auth_error:  # R-PHIL-11: a broken auth.json is named, never silently treated as empty
+        warnings.append(f"{auth_error}; stored credentials are not used and the file is left as is")
 
     if session_manager is None:
         from pi_app.coding.session.manager import SessionManager
