@@ -16,7 +16,8 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from textual import on
-from textual.app import App, ComposeResult
+from textual.app import App, ComposeResult, ScreenStackError
+from textual.css.query import NoMatches
 from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import Static
@@ -218,7 +219,10 @@ class PiApp(App[int], inherit_bindings=False):
     def _session_event(self, message: SessionEvent) -> None:
         event = message.event
         t = event.type
-        transcript = self.transcript
+        try:
+            transcript = self.transcript
+        except (NoMatches, ScreenStackError):
+            return  # an event that arrived while the app shuts down
         if t == "agent_start":
             self._set_working(True)
         elif t == "agent_end":

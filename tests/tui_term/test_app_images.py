@@ -47,6 +47,7 @@ async def test_at_image_argument_is_shown_in_the_user_message(tmp_path: Path) ->
         lines = user.plain_lines(78, app.transcript.render_theme)
         assert any(UPPER_HALF in line for line in lines)
         assert provider.calls[0].context.messages[-1].content[-1].type == "image"
+        await _wait_for(pilot, lambda: not app.session.is_streaming)
 
 
 async def test_tool_result_images_render_below_the_output() -> None:

@@ -258,7 +258,9 @@ async def test_ctrl_c_copies_a_transcript_selection_in_the_app(tmp_path) -> None
     async with app.run_test(size=(80, 20)) as pilot:
         await pilot.pause()
         app.editor.insert("draft")
-        app.screen.selections = {app.transcript: Selection(Offset(1, 0), Offset(3 + len(__version__) + 1, 0))}
+        app.screen.selections = {
+            app.transcript: Selection(Offset(1, 0), Offset(1 + len(f"pi v{__version__}"), 0))
+        }
         await pilot.press("ctrl+c")
         assert app.clipboard == f"pi v{__version__}"
         assert app.editor.text == "draft"  # copying does not clear the editor
