@@ -17,8 +17,8 @@ from typing import Any
 
 from textual import on
 from textual.app import App, ComposeResult, ScreenStackError
-from textual.css.query import NoMatches
 from textual.binding import Binding
+from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.widgets import Static
 
