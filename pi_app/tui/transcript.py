@@ -79,6 +79,8 @@ class Transcript(ScrollView, can_focus=False):
         self._theme: BlockTheme = theme or FALLBACK_DARK
         self._measured_theme_version = self._theme.version
         self._follow = True
+        self._geometry_dirty = False  # heights changed since the virtual size was last set
+        self._paint_requested = False
         self._dirty: dict[str, Block] = {}
         self._flush_timer: Timer | None = None
         self.images = images
@@ -221,24 +223,39 @@ class Transcript(ScrollView, can_focus=False):
                     changed |= self._measure(index)
                 rows += self._heights[index]
                 index += 1
-        if changed:
+        if changed or self._geometry_dirty:
             self._sync_virtual_size()
+        if changed:
+            self.refresh()
+
+    def _request_paint(self) -> None:
+        """Heights changed: update the virtual size and scroll position at the next paint, once
+        however many blocks were added before it (a rebuild of 2,000 messages is one layout)."""
+        self._geometry_dirty = True
+        if not self._paint_requested:
+            self._paint_requested = True
             self.refresh()
 
     def _sync_virtual_size(self) -> None:
+        self._geometry_dirty = False
         self._reindex()
         total = self._starts[-1]
         self.virtual_size = Size(self._width, total)
         if self._follow:
             end = max(0, total - self.scrollable_content_region.height)
             if int(self.scroll_offset.y) != end:
-                self.set_scroll(None, end)
-                if self.show_vertical_scrollbar:
-                    self.vertical_scrollbar.position = end
+                self.set_scroll(None, end)  # takes effect in the frame being painted
+                self.call_after_refresh(self._sync_scrollbar)
+
+    def _sync_scrollbar(self) -> None:
+        """Move the scrollbar thumb to a scroll position set during a paint (no watcher ran)."""
+        if self.show_vertical_scrollbar:
+            self.vertical_scrollbar.position = self.scroll_y
 
     # -- Line API -------------------------------------------------------------------------------
 
     def render_lines(self, crop: Region) -> list[Strip]:
+        self._paint_requested = False
         self._settle()
         return super().render_lines(crop)
 
@@ -316,8 +333,7 @@ class Transcript(ScrollView, can_focus=False):
         self._exact.append(False)
         self._starts.append(self._starts[-1])
         self._valid_to = min(self._valid_to, len(self.blocks) - 1)
-        self._sync_virtual_size()
-        self.refresh()
+        self._request_paint()
         return block
 
     def extend_blocks(self, blocks: Iterable[Block]) -> None:
@@ -361,7 +377,7 @@ class Transcript(ScrollView, can_focus=False):
                 index = self._positions.get(block.key)
                 if index is not None:
                     self._set_height(index, self._estimate(block))
-            self._sync_virtual_size()
+            self._request_paint()
             return
         grew = False
         repaint: list[tuple[int, int]] = []
@@ -375,9 +391,8 @@ class Transcript(ScrollView, can_focus=False):
                 continue
             grew |= self._measure(index)
             repaint.append((index, self._heights[index]))
-        self._sync_virtual_size()
         if grew:
-            self.refresh()
+            self._request_paint()
         else:
             for index, height in repaint:
                 self.refresh_lines(self._starts[index], max(1, height))

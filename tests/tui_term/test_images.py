@@ -96,3 +96,24 @@ def test_undecodable_or_disabled_images_become_a_text_placeholder() -> None:
 def test_kitty_without_a_driver_falls_back_to_cells() -> None:
     part = image_part(content(png(20, 20)), ImageRenderer("kitty", write=None))
     assert UPPER_HALF in part.render(80, FALLBACK_DARK)[0].text
+
+
+def test_clipboard_image_is_saved_as_a_temp_file(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """R-IMG-05: Ctrl+V reads the clipboard with the platform tool and keeps the picture."""
+    from pi_app.tui.images import save_clipboard_image
+
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    picture = tmp_path / "clip.png"
+    picture.write_bytes(png(4, 4))
+    tool = bin_dir / "wl-paste"
+    tool.write_text(f"#!/bin/sh\nexec /bin/cat {picture}\n")
+    tool.chmod(0o755)
+    monkeypatch.setenv("PATH", str(bin_dir))
+    saved = save_clipboard_image(str(tmp_path))
+    assert saved is not None and saved.endswith(".png") and "pi-clipboard-" in saved
+    assert open(saved, "rb").read() == picture.read_bytes()
+    tool.write_text("#!/bin/sh\necho just text\n")
+    assert save_clipboard_image(str(tmp_path)) is None  # no image: silently nothing
+    monkeypatch.setenv("PATH", str(tmp_path / "nowhere"))
+    assert save_clipboard_image(str(tmp_path)) is None  # no tool: silently nothing
