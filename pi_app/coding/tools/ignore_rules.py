@@ -25,8 +25,6 @@ import os
 import re
 from dataclasses import dataclass
 
-import pathspec
-
 CUSTOM_IGNORE = ".rgignore"
 IGNORE = ".ignore"
 GITIGNORE = ".gitignore"
@@ -74,6 +72,8 @@ def _read_rules(path: str) -> tuple[Rule, ...]:
             lines = handle.read().splitlines()
     except OSError:
         return ()
+    import pathspec  # imported here: it is slow to import and only needed once an ignore file exists
+
     spec = pathspec.GitIgnoreSpec.from_lines(lines)
     return tuple(
         (p.regex, bool(p.include)) for p in spec.patterns if p.include is not None and p.regex is not None
