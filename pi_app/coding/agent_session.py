@@ -334,8 +334,21 @@ class AgentSession(SessionSwitchingMixin):
         self._flush_pending_bash()
         self._overflow_attempted = False
         await self._check_compaction_before_prompt()
-        message = self._user_message(text, images)
+        message = self._user_message(self.expand_input(text), images)
         await self._run(lambda: self.agent.prompt(message))
+
+    def expand_input(self, text: str) -> str:
+        """``/skill:<name> args`` then ``/<template> args`` expanded from the resource loader
+        (R-SKL-11, R-PRM-05); any other text, or a session without a loader, is unchanged."""
+        loader = self.resource_loader
+        if loader is None or not text.startswith("/"):
+            return text
+        from pi_app.coding.resources.prompt_templates import expand_prompt_template
+        from pi_app.coding.resources.skills import expand_skill_command
+
+        enabled = bool(self.settings_manager.get_enable_skill_commands())
+        text = expand_skill_command(text, list(loader.get_skills().items), enabled=enabled)
+        return expand_prompt_template(text, list(loader.get_prompts().items))
 
     async def prompt_message(self, message: Any) -> None:
         """Run with an already built message (a ``CustomMessage`` from an extension, for example)."""
@@ -346,11 +359,11 @@ class AgentSession(SessionSwitchingMixin):
         await self._run(lambda: self.agent.prompt(message))
 
     def steer(self, text: str, images: Sequence[ImageContent] | None = None) -> None:
-        self.agent.steer(self._user_message(text, images))
+        self.agent.steer(self._user_message(self.expand_input(text), images))
         self._emit_soon(self._queue_event())
 
     def follow_up(self, text: str, images: Sequence[ImageContent] | None = None) -> None:
-        self.agent.follow_up(self._user_message(text, images))
+        self.agent.follow_up(self._user_message(self.expand_input(text), images))
         self._emit_soon(self._queue_event())
 
     def clear_queue(self) -> list[str]:

@@ -193,6 +193,49 @@ def open_session_argument(
     return SessionManager.fork_from(match.info.path, cwd, session_dir)
 
 
+async def load_resources(
+    options: LaunchOptions, cwd: str, agent_dir: Any, settings: Any, registry: Any
+) -> Any:
+    """The ``ResourceLoader`` for ``--skill``/``--prompt-template``/``--theme`` and their ``--no-*``
+    switches, loaded. ``--approve`` trusts the project's ``.pi`` resources for this run.
+
+    Extensions are not loaded here yet: binding them to the session (tools, commands, hooks) is
+    the extension runner's integration; until it lands ``-e`` is reported as unavailable.
+    """
+    from pi_app.coding.resources.loader import ResourceLoader
+    from pi_app.coding.resources.packages import is_offline
+
+    loader = ResourceLoader(
+        cwd,
+        agent_dir=agent_dir,
+        settings=settings,
+        model_registry=registry,
+        mode="rpc" if options.mode == "rpc" else ("json" if options.mode == "json" else "print"),
+        additional_skill_paths=options.skills,
+        additional_prompt_template_paths=options.prompt_templates,
+        additional_theme_paths=options.themes,
+        no_extensions=True,
+        no_skills=options.no_skills,
+        no_prompt_templates=options.no_prompt_templates,
+        no_themes=options.no_themes,
+        no_context_files=options.no_context_files,
+        offline=is_offline(options.offline),
+    )
+    if options.approve and hasattr(loader.trust, "approve"):
+        loader.trust.approve = True
+    await loader.reload()
+    notice = getattr(loader.trust, "notice", None)
+    if notice:
+        sys.stderr.write(f"{notice}\n")
+    for path in options.extensions:
+        sys.stderr.write(f"Warning: extensions cannot be loaded by this build yet; ignoring -e {path}\n")
+    if options.verbose:
+        for kind, resources in (("skill", loader.get_skills()), ("prompt template", loader.get_prompts())):
+            for diagnostic in resources.diagnostics:
+                sys.stderr.write(f"Warning: {kind}: {diagnostic.one_line()}\n")
+    return loader
+
+
 async def build_session(options: LaunchOptions, *, stream_fn: Any = None) -> Any:
     """Build the ``CreatedSession`` for these options, or raise ``LaunchError`` with one line."""
     from pi_app.coding import paths
@@ -232,6 +275,7 @@ async def build_session(options: LaunchOptions, *, stream_fn: Any = None) -> Any
             model = scoped[0].model
             thinking = thinking or scoped[0].thinking_level
     tools, no_tools = active_tool_names(options)
+    resources = await load_resources(options, cwd, agent_dir, settings, registry)
     created = await create_agent_session(
         cwd,
         agent_dir=agent_dir,
@@ -248,6 +292,7 @@ async def build_session(options: LaunchOptions, *, stream_fn: Any = None) -> Any
         api_key=options.api_key,
         continuing=continuing,
         stream_fn=stream_fn,
+        resource_loader=resources,
     )
     created.session.scoped_models = scoped
     if created.session.model is None and (options.print or options.mode == "json"):

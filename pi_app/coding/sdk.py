@@ -88,8 +88,13 @@ async def create_agent_session(
     api_key: str | None = None,
     continuing: bool = False,
     stream_fn: Any = None,
+    resource_loader: Any = None,
 ) -> CreatedSession:
-    """Build an ``AgentSession``. ``model=None`` picks the model the way ``pi`` does."""
+    """Build an ``AgentSession``. ``model=None`` picks the model the way ``pi`` does.
+
+    ``resource_loader`` (an already loaded ``ResourceLoader``): its skills are listed in the system
+    prompt and the session keeps it (prompt templates, skills and themes for the shells).
+    """
     cwd = os.path.abspath(cwd or os.getcwd())
     agent_path = Path(agent_dir) if agent_dir is not None else paths.agent_dir()
     warnings: list[str] = []
@@ -147,8 +152,9 @@ async def create_agent_session(
 
     custom = resolve_cli_text(system_prompt, cwd, warnings.append) if system_prompt else None
     appended = [resolve_cli_text(a, cwd, warnings.append) for a in append_system_prompt]
+    skills = list(resource_loader.get_skills().items) if resource_loader is not None else []
     prompt_text = build_system_prompt_for(
-        cwd, agent_path, tool_definitions, custom, appended, no_context_files
+        cwd, agent_path, tool_definitions, custom, appended, no_context_files, skills
     )
 
     from pi_app.coding.tools.definition import wrap_tool_definition
@@ -189,6 +195,7 @@ async def create_agent_session(
         cwd=cwd,
         tool_definitions=tool_definitions,
         no_model_message=no_models_message(models_json),
+        resource_loader=resource_loader,
     )
     if model is not None and not session_manager.get_entries():
         session_manager.append_model_change(model.provider, model.id)

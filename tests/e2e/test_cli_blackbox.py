@@ -122,3 +122,45 @@ def test_unknown_option_is_one_line_and_exit_2(project) -> None:
     assert result.returncode == 2
     assert result.stderr == "pi: unknown option --frobnicate (see pi --help)\n"
     assert result.stdout == ""
+
+
+async def test_skill_and_prompt_template_flags_over_rpc(llm_server, project, agent_dir, tmp_path) -> None:
+    from pi_app.modes.rpc_client import RpcClient
+    from tests.e2e.helpers import PI
+
+    write_models_json(agent_dir, llm_server.base_url)
+    skill = tmp_path / "skills" / "pdf-tools"
+    skill.mkdir(parents=True)
+    (skill / "SKILL.md").write_text(
+        "---\nname: pdf-tools\ndescription: Work with PDF files\n---\nUse pdftotext.\n"
+    )
+    template = tmp_path / "review.md"
+    template.write_text("---\ndescription: Review code\n---\nPlease review $1 carefully.\n")
+    llm_server.enqueue(text("reviewed"))
+    llm_server.enqueue(text("skilled"))
+    args = ["--no-session", "--skill", str(skill), "--prompt-template", str(template)]
+    async with RpcClient(cli_args=args, cwd=str(project), command=[PI]) as client:
+        commands = {c["name"]: c for c in await client.get_commands()}
+        assert commands["review"]["source"] == "prompt" and commands["review"]["description"] == "Review code"
+        assert commands["review"]["path"] == str(template)
+        assert commands["skill:pdf-tools"]["source"] == "skill"
+        await client.prompt_and_wait("/review src/app.py")
+        await client.prompt_and_wait("/skill:pdf-tools extract page 2")
+    first, second = (r.body for r in llm_server.requests)
+    assert (
+        "pdf-tools" in first["messages"][0]["content"]
+        and "Work with PDF files" in first["messages"][0]["content"]
+    )
+    assert _user_texts(first)[-1] == "Please review src/app.py carefully."
+    assert "Use pdftotext." in _user_texts(second)[-1] and "extract page 2" in _user_texts(second)[-1]
+
+    # a discovered skill (in the agent dir) is listed unless --no-skills says otherwise
+    import shutil
+
+    shutil.copytree(skill, agent_dir / "skills" / "pdf-tools")
+    llm_server.enqueue(text("plain"))
+    llm_server.enqueue(text("plain"))
+    assert run_pi("--no-session", "-p", "hi", cwd=project).returncode == 0
+    assert run_pi("--no-session", "--no-skills", "-p", "hi", cwd=project).returncode == 0
+    assert "pdf-tools" in llm_server.requests[-2].body["messages"][0]["content"]
+    assert "pdf-tools" not in llm_server.requests[-1].body["messages"][0]["content"]
