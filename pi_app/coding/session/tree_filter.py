@@ -35,32 +35,46 @@ def content_text(content: Any) -> str:
     return ""
 
 
-def _is_empty_assistant(entry: SessionEntry) -> bool:
-    if entry.raw.get("type") != "message":
+def entry_class(entry: SessionEntry) -> str:
+    """What the filters care about in one entry: ``user``, ``toolResult``, ``empty-assistant``
+    (no text, not an error or abort), ``hidden`` (bookkeeping kinds) or ``other``.
+
+    A navigator may compute it once per entry and filter with ``visible_in_mode``."""
+    raw = entry.raw
+    kind = raw.get("type")
+    if kind == "message":
+        message = _raw_message(entry)
+        role = message.get("role")
+        if role in ("user", "toolResult"):
+            return str(role)
+        if role == "assistant" and message.get("stopReason") not in ("error", "aborted"):
+            if not content_text(message.get("content")).strip():
+                return "empty-assistant"
+        return "other"
+    return "hidden" if kind in _HIDDEN_BY_DEFAULT else "other"
+
+
+def visible_in_mode(entry_class: str, mode: str, *, is_leaf: bool, labeled: bool) -> bool:
+    """The filter rules of R-TREE-09 over a precomputed ``entry_class``."""
+    if mode == "all":
+        return True
+    if entry_class == "empty-assistant" and not is_leaf:
         return False
-    message = _raw_message(entry)
-    if message.get("role") != "assistant" or message.get("stopReason") in ("error", "aborted"):
+    if mode == "user-only":
+        return entry_class == "user"
+    if mode == "labeled-only":
+        return labeled
+    if entry_class == "hidden":
         return False
-    return not content_text(message.get("content")).strip()
+    return not (mode == "no-tools" and entry_class == "toolResult")
 
 
 def tree_filter(node: Any, mode: str, current_leaf_id: str | None) -> bool:
     """True when ``node`` (a ``SessionTreeNode``) is visible in ``mode``."""
     entry: SessionEntry = node.entry
-    if mode == "all":
-        return True
-    if _is_empty_assistant(entry) and entry.id != current_leaf_id:
-        return False
-    kind = entry.raw.get("type")
-    if mode == "user-only":
-        return kind == "message" and _raw_message(entry).get("role") == "user"
-    if mode == "labeled-only":
-        return node.label is not None
-    if kind in _HIDDEN_BY_DEFAULT:
-        return False
-    if mode == "no-tools" and kind == "message" and _raw_message(entry).get("role") == "toolResult":
-        return False
-    return True
+    return visible_in_mode(
+        entry_class(entry), mode, is_leaf=entry.id == current_leaf_id, labeled=node.label is not None
+    )
 
 
 def searchable_text(node: Any) -> str:

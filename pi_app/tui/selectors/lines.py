@@ -53,7 +53,17 @@ def styled(
     """A strip of ``runs`` (text, colour token) cropped or padded to ``width`` cells."""
     base = (theme.bg.get(background) or Style.null()) if background else Style.null()
     extra = Style(bold=True) if bold else Style.null()
-    segments = [Segment(text, base + fg(theme, token) + extra) for text, token in runs if text]
+    segments = []
+    room = width  # a character takes at least one cell (zero-width marks aside): cut the rest early
+    for text, token in runs:
+        if not text:
+            continue
+        if len(text) > room:
+            text = text[:room]
+        segments.append(Segment(text, base + fg(theme, token) + extra))
+        room -= len(text)
+        if room <= 0:
+            break
     return Strip(segments).crop_extend(0, width, base)
 
 

@@ -28,7 +28,13 @@ from datetime import datetime
 from typing import Any
 
 from pi_app.coding.session.format import iso_now, ms_from_iso
-from pi_app.coding.session.tree_filter import TREE_FILTER_MODES, content_text, searchable_text, tree_filter
+from pi_app.coding.session.tree_filter import (
+    TREE_FILTER_MODES,
+    content_text,
+    entry_class,
+    searchable_text,
+    visible_in_mode,
+)
 
 MAX_TEXT = 200
 FILTER_BADGES = {"no-tools": "[no-tools]", "user-only": "[user]", "labeled-only": "[labeled]", "all": "[all]"}
@@ -162,6 +168,11 @@ def entry_segments(raw: dict[str, Any], tool_calls: dict[str, tuple[str, Any]]) 
     return ((f"[{kind}]", "dim"),)
 
 
+def _id_of(node: Any) -> str:
+    value = node.entry.raw.get("id")
+    return value if isinstance(value, str) else ""
+
+
 def format_label_time(timestamp: str, now: datetime | None = None) -> str:
     """``14:05`` today, ``3/9 14:05`` this year, ``25/3/9 14:05`` before (local time)."""
     ms = ms_from_iso(timestamp)
@@ -207,41 +218,49 @@ class TreeNavModel:
     # -- building -------------------------------------------------------------------------------
 
     def _flatten(self, roots: Sequence[Any]) -> None:
-        parent_of: dict[int, Any] = {}
-        by_id: dict[str, Any] = {}
-        stack = list(roots)
+        parent_of: dict[str, str | None] = {}
+        stack: list[tuple[Any, str | None]] = [(node, None) for node in roots]
         while stack:
-            node = stack.pop()
-            if node.entry.id:
-                by_id[node.entry.id] = node
-            for child in node.children:
-                parent_of[id(child)] = node
-                stack.append(child)
+            node, parent = stack.pop()
+            entry_id = _id_of(node)
+            if entry_id:
+                parent_of[entry_id] = parent
+            stack.extend((child, entry_id) for child in node.children)
         active: set[str] = set()
-        cursor = by_id.get(self.leaf_id) if self.leaf_id else None
-        while cursor is not None:
-            active.add(cursor.entry.id)
-            cursor = parent_of.get(id(cursor))
+        cursor = self.leaf_id
+        while cursor and cursor in parent_of and cursor not in active:
+            active.add(cursor)
+            cursor = parent_of[cursor]
         self.active_path = active
 
-        def active_first(nodes: Sequence[Any]) -> list[Any]:
-            return sorted(nodes, key=lambda n: n.entry.id not in active)  # stable: oldest first otherwise
+        def ordered(nodes: Sequence[Any]) -> list[Any]:
+            """Oldest first, but the child on the active path leads."""
+            if len(nodes) < 2 or not active:
+                return list(nodes)
+            lead = [n for n in nodes if _id_of(n) in active]
+            return lead + [n for n in nodes if _id_of(n) not in active] if lead else list(nodes)
 
         self._nodes: list[Any] = []
         self._parent_row: list[int] = []
         self._row_of: dict[str, int] = {}
         self._tool_calls: dict[str, tuple[str, Any]] = {}
-        work: list[tuple[Any, int]] = [(node, -1) for node in reversed(active_first(roots))]
+        self._classes: list[str] = []
+        work: list[tuple[Any, int]] = [(node, -1) for node in reversed(ordered(roots))]
         while work:
             node, parent_row = work.pop()
             row = len(self._nodes)
             self._nodes.append(node)
             self._parent_row.append(parent_row)
-            if node.entry.id:
-                self._row_of[node.entry.id] = row
+            entry_id = _id_of(node)
+            if entry_id:
+                self._row_of[entry_id] = row
+            self._classes.append(entry_class(node.entry))
             self._collect_tool_calls(node.entry.raw)
-            if node.children:
-                work.extend((child, row) for child in reversed(active_first(node.children)))
+            children = node.children
+            if len(children) == 1:
+                work.append((children[0], row))
+            elif children:
+                work.extend((child, row) for child in reversed(ordered(children)))
 
     def _collect_tool_calls(self, raw: dict[str, Any]) -> None:
         if raw.get("type") != "message":
@@ -260,7 +279,13 @@ class TreeNavModel:
 
     def _passes(self, row: int, tokens: list[str]) -> bool:
         node = self._nodes[row]
-        if not tree_filter(node, self.filter_mode, self.leaf_id):
+        entry_id = node.entry.id
+        if not visible_in_mode(
+            self._classes[row],
+            self.filter_mode,
+            is_leaf=entry_id == self.leaf_id,
+            labeled=node.label is not None,
+        ):
             return False
         if tokens:
             text = self._search_text[row]
@@ -307,6 +332,7 @@ class TreeNavModel:
         return max(0, indent - 1) if self.multiple_roots else indent
 
     def _layout_rows(self) -> None:
+        self._prefixes: dict[int, str] = {}
         layout: dict[int, _Layout] = {}
         multi = self.multiple_roots
         last_child = {parent: kids[-1] for parent, kids in self._vchildren.items()}
@@ -405,6 +431,13 @@ class TreeNavModel:
         return segments
 
     def _prefix(self, row: int, lay: _Layout, connector: bool, folded: bool) -> str:
+        """Gutters and connector of ``row`` (cached until the next filter, search or fold)."""
+        cached = self._prefixes.get(row)
+        if cached is None:
+            cached = self._prefixes[row] = self._build_prefix(row, lay, connector, folded)
+        return cached
+
+    def _build_prefix(self, row: int, lay: _Layout, connector: bool, folded: bool) -> str:
         levels = self._display_indent(lay.indent)
         connector_level = levels - 1 if connector else -1
         gutters = dict(reversed(lay.gutters))  # the first gutter at a level wins

@@ -1,0 +1,162 @@
+"""``/tree`` on a 20,000-entry session: time to open the navigator and time per selection move.
+
+Builds (in memory) a session of user → assistant-with-tool-call → tool result → assistant turns
+with a side branch every 200 entries and a label every 500, then in a headless Textual app:
+
+1. opening: ``get_tree()`` plus building the ``TreeNavigator`` (flatten, filter, layout) until
+   its first paint;
+2. 100 moves up and 100 down through real key presses (``Pilot.press``: key event, handler,
+   repaint, screen update), next to the same number of presses on a widget that ignores them
+   (the same-run baseline of what the test harness and Textual cost by themselves);
+3. the same moves without Textual's event plumbing (model move + painting every visible row):
+   our share of each move, the figure to hold under one frame (16 ms);
+4. a filter switch and a one-letter search (each rebuilds the visible list).
+
+Usage: ``.venv/bin/python benchmarks/tree_nav.py [entries]``. Prints figures only.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import statistics
+import sys
+import time
+
+from textual.app import App, ComposeResult
+from textual.widgets import Static
+
+from pi_app.ai.types import AssistantMessage, TextContent, ToolCall, ToolResultMessage, Usage, UserMessage
+from pi_app.coding.session import SessionManager
+from pi_app.tui.selectors.tree import TreeNavigator
+
+FRAME_MS = 1000 / 60
+
+
+def build(entries: int) -> SessionManager:
+    clock = iter(range(1_700_000_000_000, 1_800_000_000_000, 1000))
+    sm = SessionManager("/bench/project", None, persist=False, clock=lambda: next(clock))
+    sm.append_model_change("bench", "bench-model")
+    ts = 1_700_000_000_000
+    n = 0
+    while len(sm.get_entries()) < entries:
+        n += 1
+        uid = sm.append_message(
+            UserMessage(content=[TextContent(text=f"question {n} " + "x" * 120)], timestamp=ts)
+        )
+        call = ToolCall(id=f"c{n}", name="read", arguments={"path": f"src/file_{n}.py"})
+        usage = Usage(input=100, output=20, total_tokens=120)
+        kwargs = dict(api="bench", provider="bench", model="bench-model", usage=usage, timestamp=ts)
+        sm.append_message(AssistantMessage(content=[call], stop_reason="toolUse", **kwargs))
+        sm.append_message(
+            ToolResultMessage(
+                tool_call_id=call.id, tool_name="read", content=[TextContent(text="y" * 300)], timestamp=ts
+            )
+        )
+        sm.append_message(AssistantMessage(content=[TextContent(text=f"answer {n} " + "z" * 150)], **kwargs))
+        count = len(sm.get_entries())
+        if count % 500 < 4:
+            sm.append_label_change(uid, f"mark {n}")
+        if count % 200 < 4:  # a short side branch off this turn's question, then back
+            leaf = sm.get_leaf_id()
+            sm.branch(uid)
+            sm.append_message(UserMessage(content=[TextContent(text=f"side {n}")], timestamp=ts))
+            sm.branch(leaf)
+    return sm
+
+
+class Idle(Static, can_focus=True):
+    """A focused widget that ignores keys: the baseline for a key press."""
+
+
+class Host(App[None]):
+    def __init__(self, sm: SessionManager) -> None:
+        super().__init__()
+        self.sm = sm
+        self.navigator: TreeNavigator | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Static("transcript", id="above")
+
+    def open_tree(self) -> TreeNavigator:
+        self.navigator = TreeNavigator(self.sm.get_tree(), self.sm.get_leaf_id(), page_size=20)
+        self.mount(self.navigator)
+        self.navigator.focus()
+        return self.navigator
+
+
+def paint(navigator: TreeNavigator) -> None:
+    """What a move costs us: repaint the rows and hand every visible strip to the compositor."""
+    navigator.rows.repaint()
+    for y in range(navigator.rows.size.height):
+        navigator.rows.render_line(y)
+
+
+async def run(entries: int) -> None:
+    started = time.perf_counter()
+    sm = build(entries)
+    print(f"session: {len(sm.get_entries())} entries (built in {time.perf_counter() - started:.1f} s)")
+    app = Host(sm)
+    async with app.run_test(size=(120, 44)) as pilot:
+        t0 = time.perf_counter()
+        navigator = app.open_tree()
+        await pilot.pause()
+        opened = (time.perf_counter() - t0) * 1000
+        print(f"open /tree (get_tree + flatten + filter + first paint): {opened:.0f} ms")
+        print(f"visible rows: {navigator.model.visible_count}")
+
+        presses: list[float] = []
+        for key in ["up"] * 100 + ["down"] * 100:
+            t = time.perf_counter()
+            await pilot.press(key)
+            presses.append((time.perf_counter() - t) * 1000)
+        idle = Idle("baseline")
+        await app.mount(idle)
+        idle.focus()
+        await pilot.pause()
+        baseline: list[float] = []
+        for key in ["up"] * 100 + ["down"] * 100:
+            t = time.perf_counter()
+            await pilot.press(key)
+            baseline.append((time.perf_counter() - t) * 1000)
+        ours: list[float] = []
+        for step in [navigator.model.move_up] * 100 + [navigator.model.move_down] * 100:
+            t = time.perf_counter()
+            step()
+            paint(navigator)
+            ours.append((time.perf_counter() - t) * 1000)
+
+        def report(name: str, values: list[float], judge: bool = False) -> None:
+            p95 = sorted(values)[int(len(values) * 0.95) - 1]
+            verdict = ""
+            if judge:
+                verdict = (
+                    " (under one frame)" if p95 < FRAME_MS else f" (OVER one frame of {FRAME_MS:.1f} ms)"
+                )
+            print(
+                f"{name}: median {statistics.median(values):.2f} ms, p95 {p95:.2f} ms, "
+                f"max {max(values):.2f} ms{verdict}"
+            )
+
+        report("key press on an idle widget (baseline)", baseline)
+        report("move via key press (Textual event + repaint + screen update)", presses)
+        extra = statistics.median(presses) - statistics.median(baseline)
+        print(f"  -> a move costs {extra:.2f} ms more than the baseline press (median)")
+        report("move, our part (model + paint visible rows)", ours, judge=True)
+
+        for label, action in (
+            ("filter switch (ctrl+o)", lambda: navigator.model.cycle_filter()),
+            ("search one letter", lambda: navigator.model.type_text("q")),
+        ):
+            t = time.perf_counter()
+            action()
+            paint(navigator)
+            print(f"{label}: {(time.perf_counter() - t) * 1000:.0f} ms")
+
+
+def main() -> None:
+    entries = int(sys.argv[1]) if len(sys.argv) > 1 else 20_000
+    asyncio.run(run(entries))
+
+
+if __name__ == "__main__":
+    main()
