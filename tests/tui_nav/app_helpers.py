@@ -27,8 +27,10 @@ def echo_turn(model: Any, context: Any, options: Any) -> list[Any]:
 
 
 def session_factory(
-    session_dir: Path, *, open_path: Path | None = None, cwd: str = CWD
+    session_dir: Path | None, *, open_path: Path | None = None, cwd: str = CWD, manager: Any = None
 ) -> tuple[Callable[[], Awaitable[Any]], Any]:
+    """``manager`` (a prepared ``SessionManager``) wins over ``open_path``, which wins over a new
+    session in ``session_dir``."""
     provider = fake_provider(script=[echo_turn] * 50)
 
     async def factory() -> Any:
@@ -39,25 +41,26 @@ def session_factory(
 
         registry = ModelRegistry(InMemoryCredentialStore(), None)
         registry.models.set_provider(provider)
-        manager = (
-            SessionManager.open(open_path, session_dir)
-            if open_path
-            else SessionManager.create(cwd, session_dir)
-        )
+        if manager is not None:
+            sm = manager
+        elif open_path is not None:
+            sm = SessionManager.open(open_path, session_dir)
+        else:
+            sm = SessionManager.create(cwd, session_dir)
         return await create_agent_session(
             cwd,
-            session_manager=manager,
+            session_manager=sm,
             settings_manager=SettingsManager.in_memory(),
             model_registry=registry,
             model=provider.get_models()[0],
             no_context_files=True,
-            continuing=open_path is not None,
+            continuing=manager is not None or open_path is not None,
         )
 
     return factory, provider
 
 
-def make_app(session_dir: Path, **kwargs: Any) -> tuple[PiApp, Any]:
+def make_app(session_dir: Path | None, **kwargs: Any) -> tuple[PiApp, Any]:
     factory, provider = session_factory(session_dir, **kwargs)
     return PiApp(session_factory=factory, cwd=CWD, animate=False), provider
 

@@ -48,3 +48,23 @@ def branched_session(directory: Path | None = None, cwd: str = "/home/user/proje
     ids["tests"] = sm.append_message(user("write the tests"))
     ids["written"] = sm.append_message(assistant("tests written"))
     return Branched(sm, ids)
+
+
+def showcase_session(directory: Path | None = None, cwd: str = "/home/user/project") -> Branched:
+    """Three branches, a label and a branch summary: the session the snapshots show.
+
+    hello → hi there, then: "write the tests" (left behind, summarised), "plan the refactor" (with
+    a bash call; the active branch continues after the summary) and "explain it simply"."""
+    b = branched_session(directory, cwd)
+    sm, ids = b.sm, b.ids
+    ids["label"] = sm.append_label_change(ids["hello"], "start")
+    ids["summary"] = sm.branch_with_summary(
+        ids["planned"], "The user tried writing the tests first, then came back to the refactor plan."
+    )
+    ids["continue"] = sm.append_message(user("continue with step one"))
+    ids["done"] = sm.append_message(assistant("step one is done"))
+    sm.branch(ids["hi"])
+    ids["explain"] = sm.append_message(user("explain it simply"))
+    ids["simple"] = sm.append_message(assistant("it moves code around"))
+    sm.branch(ids["done"])
+    return b
