@@ -372,6 +372,12 @@ def run_interactive(options: LaunchOptions) -> int:
     from pi_app.tui.keys import install_key_parser
 
     install_key_parser()
+    if options.resume:  # pi -r: the session picker runs before the app (R-LIST-09)
+        from pi_app.tui.selectors.resume_start import choose_session_to_resume
+
+        if not choose_session_to_resume(options):
+            print("No session selected")
+            return 0
     app = PiApp(options, terminal=TerminalSetup.detect())
     result = app.run()
     return int(result or 0)
