@@ -60,20 +60,21 @@ def test_the_guard_sees_and_refuses_a_connection(tmp_path: Path) -> None:
     ]
 
 
-@pytest.mark.parametrize("offline", [False, True])
-def test_print_mode_connects_only_to_the_configured_model(tmp_path: Path, offline: bool) -> None:
+@pytest.mark.parametrize("how", ["no packages", "--offline", "PI_OFFLINE"])
+def test_print_mode_connects_only_to_the_configured_model(tmp_path: Path, how: str) -> None:
     pi_home = PiHome.make(tmp_path)
-    pi_home.write_settings(PACKAGES)
+    if how != "no packages":  # listed packages may be installed at start-up, except offline
+        pi_home.write_settings(PACKAGES)
     log = tmp_path / "guard.jsonl"
     with FakeLLMServer() as server:
         pi_home.point_at(server.base_url)
         server.enqueue(text("offline answer"))
         allow = f"127.0.0.1:{server.port}"
-        args = ["--offline"] if offline else []
+        args = ["--offline"] if how == "--offline" else []
         result = subprocess.run(
             [PI, *args, "-p", "hello"],
             cwd=pi_home.project,
-            env=_guarded_env(pi_home, log, allow, offline=False),
+            env=_guarded_env(pi_home, log, allow, offline=how == "PI_OFFLINE"),
             capture_output=True,
             text=True,
             timeout=60,
@@ -83,6 +84,26 @@ def test_print_mode_connects_only_to_the_configured_model(tmp_path: Path, offlin
     attempts = _attempts(log)
     assert [a for a in attempts if not a["allowed"]] == []
     assert {a["target"] for a in attempts} == {allow}  # the model request, nothing else
+
+
+def test_listed_packages_are_the_only_start_up_download(tmp_path: Path) -> None:
+    """D-32's one exception, seen by the guard (which refuses it, so nothing is fetched)."""
+    pi_home = PiHome.make(tmp_path)
+    pi_home.write_settings({**PACKAGES, "retry": {"enabled": False, "provider": {"maxRetries": 0}}})
+    pi_home.point_at("http://127.0.0.1:9")
+    log = tmp_path / "guard.jsonl"
+    subprocess.run(
+        [PI, "-p", "hello"],
+        cwd=pi_home.project,
+        env=_guarded_env(pi_home, log, "127.0.0.1:9"),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    spawned = [a["target"] for a in _attempts(log) if a["kind"] == "spawn"]
+    assert any("@example/pi-tools" in t for t in spawned) or any("pi-skills" in t for t in spawned), spawned
+    others = {(a["kind"], a["target"]) for a in _attempts(log) if a["kind"] != "spawn"}
+    assert others <= {("connect", "127.0.0.1:9")}
 
 
 def test_json_mode_against_an_unreachable_model_tries_only_that_address(tmp_path: Path) -> None:
@@ -120,7 +141,7 @@ def test_the_full_screen_app_starts_without_touching_the_network(tmp_path: Path)
     pi_home.write_settings(PACKAGES)
     log = tmp_path / "guard.jsonl"
     pi_home.point_at("http://127.0.0.1:9")  # a model is configured but nothing is asked
-    env = _guarded_env(pi_home, log)
+    env = _guarded_env(pi_home, log, offline=True)  # PI_OFFLINE=1: the listed packages are skipped
     env.update(TERM="xterm-256color", COLUMNS="100", LINES="30")
     main, child = pty.openpty()
     proc = subprocess.Popen(

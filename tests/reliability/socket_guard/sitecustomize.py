@@ -3,8 +3,8 @@
 Records each outgoing network attempt of the process — ``socket.connect``/``connect_ex`` on an
 IP socket, a name lookup of a host that is not loopback, and the start of ``git``/``npm``/``curl``
 style downloaders — as one JSON line in ``$PI_GUARD_LOG``. A connect to an address other than
-``$PI_GUARD_ALLOW`` (``host:port``, comma-separated) is refused with ``OSError`` so nothing
-leaves the machine even when the guard finds a bug.
+``$PI_GUARD_ALLOW`` (``host:port``, comma-separated), a lookup and a downloader spawn are refused
+with ``OSError`` so nothing leaves the machine even when the guard finds a bug.
 """
 
 from __future__ import annotations
@@ -17,7 +17,25 @@ import subprocess
 _LOG = os.environ.get("PI_GUARD_LOG")
 _ALLOW = {a.strip() for a in os.environ.get("PI_GUARD_ALLOW", "").split(",") if a.strip()}
 _LOOPBACK_NAMES = {"localhost", "127.0.0.1", "::1", "", None}
+# Programs that reach the network, and their sub-commands that stay local (checked first).
 _DOWNLOADERS = {"git", "npm", "npx", "curl", "wget", "pip", "pip3", "uv"}
+_LOCAL_SUBCOMMANDS = {
+    "root",
+    "prefix",
+    "config",
+    "ls",
+    "list",
+    "--version",
+    "-v",
+    "version",
+    "rev-parse",
+    "status",
+    "log",
+    "show",
+    "diff",
+    "init",
+    "show-toplevel",
+}
 
 
 def _record(kind: str, target: str, allowed: bool) -> None:
@@ -72,8 +90,10 @@ def getaddrinfo(host, *args, **kwargs):  # type: ignore[no-untyped-def]
 def popen_init(self, args, *rest, **kwargs):  # type: ignore[no-untyped-def]
     argv = [args] if isinstance(args, str | bytes) else list(args)
     program = os.path.basename(str(argv[0]).split()[0]) if argv else ""
-    if program in _DOWNLOADERS:
+    words = [os.path.basename(str(a)) for a in argv[1:3]] if len(argv) > 1 else []
+    if program in _DOWNLOADERS and not (words and words[0] in _LOCAL_SUBCOMMANDS):
         _record("spawn", " ".join(map(str, argv)), False)
+        raise OSError(f"socket guard: {program} refused")
     return _popen_init(self, args, *rest, **kwargs)
 
 
