@@ -28,7 +28,7 @@ from typing import Any
 
 from textual import events
 from textual._xterm_parser import XTermParser
-from textual.keys import _character_to_key
+from textual.keys import Keys, _character_to_key
 
 MODIFIERS = ("ctrl", "alt", "shift")
 _IGNORED_MODIFIERS = {"super", "hyper", "meta"}
@@ -195,6 +195,9 @@ def matches(press: KeyPress | str, key_id: str) -> bool:
 # -- raw sequences ------------------------------------------------------------------------------
 
 _MODIFY_OTHER_KEYS = re.compile(r"\x1b\[27;(\d+);(\d+)~")
+# Replies to the start-up probe (terminal.py) that arrive late, e.g. over a slow ssh link:
+# Device Attributes, Kitty keyboard flags, cell size. They must not be typed into the editor.
+_LATE_REPLY = re.compile(r"\x1b\[\?[\d;]*[cu]|\x1b\[6;\d+;\d+t")
 _CONTROL_NAMES = {
     "\r": "enter",
     "\n": "enter",
@@ -248,6 +251,9 @@ class PiXTermParser(XTermParser):
     """Textual's input parser plus modifyOtherKeys and ESC-prefixed control keys."""
 
     def _sequence_to_key_events(self, sequence: str, alt: bool = False) -> Iterable[events.Key]:
+        if _LATE_REPLY.fullmatch(sequence):
+            yield events.Key(Keys.Ignore, sequence)  # dropped by the parser
+            return
         legacy = legacy_key(sequence, alt)
         if legacy is not None:
             yield events.Key(*legacy)

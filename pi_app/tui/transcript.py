@@ -15,7 +15,9 @@ How it stays cheap however long the conversation gets:
   re-renders only its unstable markdown tail (R-TR-02, R-TR-09).
 * Follow mode (R-TR-03): the view follows the tail while it is at the bottom; a user scroll away
   from the bottom stops following and updates never move the viewport; returning to the bottom
-  (``scroll_bottom``) follows again.
+  (``scroll_bottom``) follows again. A resize keeps the same part of the top block at the top.
+* Mouse selection (R-TR-11): rows carry Textual's selection offsets; ``get_selection`` renders
+  only the blocks under the selection.
 
 The public methods used by the app (``add_header``, ``add_user``, ``add_note``,
 ``start_assistant``, ``update_assistant``, ``end_assistant``, ``tool_started``,

@@ -121,3 +121,8 @@ def test_install_key_parser_replaces_the_linux_driver_parser() -> None:
         assert [k.key for k in keys] == ["shift+enter"]
     finally:
         linux_driver.XTermParser = original
+
+
+def test_late_probe_replies_are_not_typed() -> None:
+    """A Device Attributes or Kitty-flags reply arriving after start-up is swallowed."""
+    assert [k.key for k in parse("\x1b[?62;22cx\x1b[?1uy\x1b[6;18;9t")] == ["x", "y"]
