@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import json
 import os
+import select
 import subprocess
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -79,3 +81,17 @@ def split_complete_lines(data: bytes) -> tuple[list[bytes], bytes]:
 def assert_no_traceback(*outputs: str) -> None:
     for text in outputs:
         assert "Traceback (most recent call last)" not in text, text
+
+
+def read_until(fd: int, needle: bytes, timeout: float) -> bytes:
+    """Read a pty until ``needle`` shows up (or ``timeout`` passes); returns everything read."""
+    seen = b""
+    deadline = time.monotonic() + timeout
+    while needle not in seen and time.monotonic() < deadline:
+        ready, _, _ = select.select([fd], [], [], 0.2)
+        if ready:
+            try:
+                seen += os.read(fd, 65536)
+            except OSError:
+                break
+    return seen

@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import os
 import pty
-import select
 import signal
 import subprocess
 import time
@@ -22,7 +21,7 @@ import pytest
 from pi_app.ai.testing import text
 from tests.e2e.helpers import PI
 from tests.fakes.llm_server import FakeLLMServer
-from tests.reliability.helpers import PiHome
+from tests.reliability.helpers import PiHome, read_until
 
 GUARD = Path(__file__).with_name("socket_guard")
 PACKAGES = {"packages": ["npm:@example/pi-tools", "git:github.com/example/pi-skills"]}
@@ -123,19 +122,6 @@ def test_json_mode_against_an_unreachable_model_tries_only_that_address(tmp_path
     assert {(a["kind"], a["target"]) for a in _attempts(log)} == {("connect", "127.0.0.1:9")}
 
 
-def _read_until(fd: int, needle: bytes, timeout: float) -> bytes:
-    seen = b""
-    deadline = time.monotonic() + timeout
-    while needle not in seen and time.monotonic() < deadline:
-        ready, _, _ = select.select([fd], [], [], 0.2)
-        if ready:
-            try:
-                seen += os.read(fd, 65536)
-            except OSError:
-                break
-    return seen
-
-
 def test_the_full_screen_app_starts_without_touching_the_network(tmp_path: Path) -> None:
     pi_home = PiHome.make(tmp_path)
     pi_home.write_settings(PACKAGES)
@@ -149,7 +135,7 @@ def test_the_full_screen_app_starts_without_touching_the_network(tmp_path: Path)
     )
     os.close(child)
     try:
-        screen = _read_until(main, b"fake-model", timeout=60)  # the footer names the model
+        screen = read_until(main, b"fake-model", timeout=60)  # the footer names the model
         assert b"fake-model" in screen, screen[-2000:]
         time.sleep(1.0)  # let any background start-up work run
         assert proc.poll() is None, "the app exited during start-up"

@@ -1,0 +1,57 @@
+"""The full-screen app starts on broken user files and leaves them alone (issue 12 item 3;
+60 R-THEME-02/03 and decision D-40, R-KEY file handling, 70 R-PHIL-11).
+
+A real ``pi`` on a pseudo-terminal, with a garbage ``keybindings.json``, a theme file that is not
+JSON selected in ``settings.json``, and a ``models.json`` provider: the app must come up (the footer
+names the model), keep running, and never rewrite any of those files.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pty
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+from tests.e2e.helpers import PI
+from tests.reliability.helpers import PiHome, read_until
+
+
+def test_app_starts_with_broken_keybindings_and_theme_files(tmp_path: Path) -> None:
+    pi_home = PiHome.make(tmp_path)
+    pi_home.point_at("http://127.0.0.1:9")
+    files = {
+        pi_home.agent_dir / "keybindings.json": '{"app.interrupt": [1, 2',
+        pi_home.agent_dir / "themes" / "broken.json": '{"name": "broken", "colors": {"accent": "#zz',
+        pi_home.agent_dir / "settings.json": json.dumps({"theme": "broken"}),
+    }
+    for path, content in files.items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(content, encoding="utf-8")
+    before = {path: path.read_bytes() for path in files}
+
+    env = pi_home.env(TERM="xterm-256color", COLUMNS="100", LINES="30")
+    main, child = pty.openpty()
+    proc = subprocess.Popen(
+        [PI], cwd=pi_home.project, env=env, stdin=child, stdout=child, stderr=child, start_new_session=True
+    )
+    os.close(child)
+    try:
+        screen = read_until(main, b"fake-model", timeout=60)
+        assert b"fake-model" in screen, screen[-2000:]
+        time.sleep(0.5)
+        assert proc.poll() is None, "the app exited on a broken file"
+        assert b"Traceback" not in screen
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+        os.close(main)
+    for path, data in before.items():
+        assert path.read_bytes() == data, f"{path} was rewritten"
