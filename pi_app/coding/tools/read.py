@@ -13,6 +13,7 @@ import base64
 import math
 import os
 from dataclasses import dataclass, field
+from itertools import islice
 from typing import Any, Protocol
 
 from pydantic import Field
@@ -25,7 +26,14 @@ from pi_app.coding.tools.file_io import errno_name
 from pi_app.coding.tools.images import SNIFF_BYTES, detect_image_mime_type, process_image
 from pi_app.coding.tools.path_utils import resolve_read_path
 from pi_app.coding.tools.support import format_number, maybe_await, raise_if_aborted, shell_quote
-from pi_app.coding.tools.truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, format_size, truncate_head
+from pi_app.coding.tools.truncate import (
+    DEFAULT_MAX_BYTES,
+    DEFAULT_MAX_LINES,
+    format_size,
+    iter_lines,
+    truncate_head,
+    utf8_len,
+)
 
 BINARY_SNIFF_BYTES = 8192
 NO_VISION_NOTE = "[Current model does not support images. The image will be omitted from this request.]"
@@ -83,8 +91,7 @@ def _read_description() -> str:
 def _text_result(
     text: str, path: str, offset: float | None, limit: float | None
 ) -> tuple[str, dict[str, Any] | None]:
-    lines = text.split("\n")
-    total = len(lines)
+    total = text.count("\n") + 1
     start = max(0, math.floor(offset) - 1) if offset else 0
     if start >= total:
         raise ValueError(f"Offset {format_number(offset or 0)} is beyond end of file ({total} lines total)")
@@ -94,12 +101,13 @@ def _text_result(
         end = min(start + math.floor(limit), total)
     else:
         end = total
-    selected = lines[start:end]
+    # The whole file is the common case: no per-line list or second copy of a big file.
+    selected = text if start == 0 and end == total else "\n".join(islice(iter_lines(text), start, end))
     start_display = start + 1
-    truncation = truncate_head("\n".join(selected))
+    truncation = truncate_head(selected)
 
     if truncation.first_line_exceeds_limit:
-        size = format_size(len(lines[start].encode("utf-8", "surrogatepass")))
+        size = format_size(utf8_len(next(iter_lines(selected))))
         notice = (
             f"[Line {start_display} is {size}, exceeds {format_size(DEFAULT_MAX_BYTES)} limit. "
             f"Use bash: sed -n '{start_display}p' {shell_quote(path)} | head -c {DEFAULT_MAX_BYTES}]"

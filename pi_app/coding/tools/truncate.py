@@ -9,7 +9,7 @@ line, except the tail case where the last line alone is larger than the byte lim
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -52,7 +52,30 @@ class TruncationResult:
 
 
 def utf8_len(text: str) -> int:
-    return len(text.encode("utf-8", "surrogatepass"))
+    if text.isascii():
+        return len(text)
+    if len(text) <= _UTF8_CHUNK:
+        return len(text.encode("utf-8", "surrogatepass"))
+    # Big text: encode piecewise so a 100 MB file read never holds a second full-size copy.
+    return sum(
+        len(text[i : i + _UTF8_CHUNK].encode("utf-8", "surrogatepass"))
+        for i in range(0, len(text), _UTF8_CHUNK)
+    )
+
+
+_UTF8_CHUNK = 1 << 20
+
+
+def iter_lines(text: str) -> Iterator[str]:
+    """``text.split("\n")`` one line at a time (no list of every line of a huge text)."""
+    start = 0
+    while True:
+        end = text.find("\n", start)
+        if end < 0:
+            yield text[start:]
+            return
+        yield text[start:end]
+        start = end + 1
 
 
 def format_size(n: int) -> str:
@@ -91,17 +114,19 @@ def truncate_head(
 ) -> TruncationResult:
     """Keep whole lines from the start within both limits."""
     total_bytes = utf8_len(content)
-    lines = content.split("\n")
-    total_lines = len(lines)
+    total_lines = content.count("\n") + 1
     if total_lines <= max_lines and total_bytes <= max_bytes:
         return _untouched(content, total_lines, total_bytes, max_lines, max_bytes)
 
-    if utf8_len(lines[0]) > max_bytes:
+    first_end = content.find("\n")
+    first_chars = len(content) if first_end < 0 else first_end
+    # A line longer than max_bytes characters is longer in UTF-8 too; only short ones need encoding.
+    if first_chars > max_bytes or utf8_len(content[:first_chars]) > max_bytes:
         return TruncationResult(
             "", True, "bytes", total_lines, total_bytes, 0, 0, False, True, max_lines, max_bytes
         )
 
-    kept, used, truncated_by = _take_lines(lines, max_lines, max_bytes)
+    kept, used, truncated_by = _take_lines(iter_lines(content), max_lines, max_bytes)
     text = "\n".join(kept)
     return TruncationResult(
         text,
