@@ -125,6 +125,7 @@ async def create_agent_session(
             cwd, str(paths.resolve_session_dir(cwd, None, settings_manager.get_session_dir()))
         )
 
+    warnings.extend(getattr(session_manager, "warnings", []) or [])  # skipped lines, migrations
     context = session_manager.build_session_context()
     fallback_message: str | None = None
     continuing = continuing or bool(context.messages)
@@ -181,6 +182,9 @@ async def create_agent_session(
             session_id=session_manager.get_session_id(),
             steering_mode=settings_manager.get_steering_mode(),
             follow_up_mode=settings_manager.get_follow_up_mode(),
+            transport=settings_manager.get_transport(),
+            thinking_budgets=settings_manager.get_thinking_budgets(),
+            max_retry_delay_ms=settings_manager.get_retry_settings().provider.max_retry_delay_ms,
         )
     )
 

@@ -303,3 +303,33 @@ async def test_thinking_level_changes_are_recorded_once_and_saved() -> None:
     assert [e.level for e in events if e.type == "thinking_level_changed"] == ["high"]
     assert session.cycle_thinking_level() == "off"  # no xhigh without a thinkingLevelMap: wraps around
     assert session.cycle_thinking_level() == "minimal"
+
+
+async def test_sdk_reports_skipped_session_lines_and_passes_settings(tmp_path: Path) -> None:
+    from pi_app.ai.auth import InMemoryCredentialStore
+    from pi_app.coding.models.registry import ModelRegistry
+    from pi_app.coding.sdk import create_agent_session
+
+    sm = SessionManager.create(str(tmp_path), tmp_path / "s")
+    sm.append_message(user("one"))
+    sm.append_message(assistant("two"))
+    path = Path(sm.get_session_file())
+    path.write_text(path.read_text() + "{torn\n")
+    provider = fake_provider()
+    registry = ModelRegistry(InMemoryCredentialStore(), None)
+    registry.models.set_provider(provider)
+    settings = SettingsManager.in_memory(
+        {"retry": {"provider": {"maxRetryDelayMs": 1234}}, "transport": "sse"}
+    )
+    created = await create_agent_session(
+        str(tmp_path),
+        session_manager=SessionManager.open(path),
+        settings_manager=settings,
+        model_registry=registry,
+        model=provider.get_models()[0],
+        no_context_files=True,
+    )
+    assert any("Skipped 1 unreadable line" in w for w in created.warnings)
+    agent = created.session.agent
+    assert agent.max_retry_delay_ms == 1234 and agent.transport == "sse"
+    assert [m.role for m in created.session.messages] == ["user", "assistant"]

@@ -72,3 +72,21 @@ def test_find_by_prefix_prefers_the_current_project(tmp_path: Path) -> None:
 def test_session_argument_path_detection() -> None:
     assert looks_like_path("./s.jsonl") and looks_like_path("s.jsonl") and looks_like_path("a\\b")
     assert not looks_like_path("01J9")
+
+
+def test_session_id_flag_opens_exact_match_or_creates_it(tmp_path: Path) -> None:
+    existing = _session(tmp_path, "/p", "hello", 1_000)
+    again = SessionManager.for_session_id(existing.get_session_id(), "/p", tmp_path)
+    assert again.get_session_file() == existing.get_session_file()
+    fresh = SessionManager.for_session_id("my-own-id", "/p", tmp_path)
+    assert fresh.get_session_id() == "my-own-id" and fresh.get_entries() == []
+    assert fresh.get_session_file().endswith("_my-own-id.jsonl")
+
+
+def test_delete_session_file(tmp_path: Path, monkeypatch) -> None:
+    from pi_app.coding.session.listing import delete_session_file
+
+    monkeypatch.setenv("PATH", "/nonexistent")
+    sm = _session(tmp_path, "/p", "bye", 1_000)
+    assert delete_session_file(sm.get_session_file()) == "deleted"
+    assert SessionManager.list("/p", tmp_path) == []

@@ -205,3 +205,20 @@ def find_session_by_prefix(
         if info.id.startswith(prefix):
             return SessionMatch(info, Path(info.path).parent == Path(session_dir))
     return None
+
+
+def delete_session_file(path: str) -> str:
+    """Remove a session file from the picker (R-LIST-10): a ``trash`` CLI when one is on PATH (so it
+    can be restored), else a plain delete. Returns ``"trash"`` or ``"deleted"``."""
+    import shutil
+    import subprocess
+
+    trash = shutil.which("trash") or shutil.which("trash-put")
+    if trash is not None:
+        try:
+            subprocess.run([trash, path], check=True, capture_output=True, timeout=10)
+            return "trash"
+        except (OSError, subprocess.SubprocessError):
+            pass
+    os.remove(path)
+    return "deleted"

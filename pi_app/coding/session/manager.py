@@ -189,6 +189,24 @@ class SessionManager:
         return listing.find_session_by_prefix(prefix, directory, storage)
 
     @classmethod
+    def for_session_id(
+        cls,
+        session_id: str,
+        cwd: str,
+        session_dir: str | Path | None = None,
+        storage: SessionStorage | None = None,
+    ) -> SessionManager:
+        """``--session-id <id>`` (R-LIST-07): the project session with exactly that id, else a new
+        session that will carry it."""
+        directory = str(session_dir or paths.resolve_session_dir(cwd))
+        for info in listing.list_sessions_in(directory, storage):
+            if info.id == session_id:
+                return cls.open(info.path, directory, cwd=cwd, storage=storage)
+        manager = cls(cwd, directory, storage=storage)
+        manager.new_session(id=session_id)
+        return manager
+
+    @classmethod
     def fork_from(
         cls,
         source_path: str | Path,
