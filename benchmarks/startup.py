@@ -2,7 +2,7 @@
 
 Each command runs N times (default 5) as a child process with a throwaway HOME whose
 ``models.json`` points at ``tests/fakes/llm_server.py``; the figures are the median wall time and
-the median peak resident memory (``ru_maxrss`` of that child, from ``os.wait4``). ``-p`` runs with
+the median peak resident memory (``ru_maxrss`` of that child, from ``os.wait4`` in a small helper). ``-p`` runs with
 ``--no-session`` so the runs do not read each other's session files. CPU time (user + system) is
 printed next to wall time because it moves less when the machine is busy.
 
@@ -25,7 +25,6 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -39,18 +38,31 @@ TARGETS = {"--version": (0.15, 60.0), "-p": (0.5, 60.0)}
 TYPESCRIPT_PI = {"--version": (0.90, 135.0), "-p": (0.98, 169.0)}
 
 
+# A small helper process starts each measured child with posix_spawn and reports wait4's figures.
+# ru_maxrss counts the memory a child inherits before exec, so forking from this benchmark (which
+# holds the fake server and pi_app) would report our size, not pi's; the helper is a bare
+# interpreter, smaller than any pi run.
+MEASURER = """
+import os, sys, time
+out = os.open(os.devnull, os.O_WRONLY)
+start = time.perf_counter()
+pid = os.posix_spawn(sys.argv[1], sys.argv[1:], os.environ, file_actions=[
+    (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0), (os.POSIX_SPAWN_DUP2, out, 1)])
+_, status, usage = os.wait4(pid, 0)
+wall = time.perf_counter() - start
+print(os.waitstatus_to_exitcode(status), wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss)
+"""
+
+
 def run_once(args: list[str], env: dict[str, str], cwd: str) -> tuple[float, float, float]:
     """Wall seconds, CPU seconds and peak RSS in MiB of one child run."""
-    start = time.perf_counter()
-    proc = subprocess.Popen(args, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE)
-    assert proc.stdout is not None
-    proc.stdout.read()
-    _, status, usage = os.wait4(proc.pid, 0)
-    wall = time.perf_counter() - start
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    if proc.returncode != 0:
-        raise SystemExit(f"{' '.join(args)} exited with {proc.returncode}")
-    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
+    proc = subprocess.run(
+        [sys.executable, "-S", "-c", MEASURER, *args], cwd=cwd, env=env, capture_output=True, text=True
+    )
+    code, wall, cpu, peak_kib = proc.stdout.split()
+    if proc.returncode != 0 or code != "0":
+        raise SystemExit(f"{' '.join(args)} failed ({code}): {proc.stderr[-500:]}")
+    return float(wall), float(cpu), int(peak_kib) / 1024
 
 
 def measure(name: str, args: list[str], env: dict[str, str], cwd: str, runs: int, before=None) -> None:

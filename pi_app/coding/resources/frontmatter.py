@@ -12,8 +12,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-import yaml
-
 
 class FrontmatterError(ValueError):
     """The frontmatter is not valid YAML."""
@@ -42,6 +40,8 @@ def parse_frontmatter(text: str) -> ParsedDocument:
     yaml_text = normalised[first_end + 1 : closing + 1]
     closing_line_end = normalised.find("\n", closing + 1)
     body = "" if closing_line_end < 0 else normalised[closing_line_end + 1 :]
+    import yaml  # imported here: only documents with a frontmatter block pay for it
+
     try:
         data = yaml.safe_load(yaml_text) if yaml_text.strip() else None
     except yaml.YAMLError as exc:

@@ -10,8 +10,10 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import pathspec
+if TYPE_CHECKING:  # imported where used: pathspec is slow to import and most runs never need it
+    import pathspec
 
 IGNORE_FILE_NAMES = (".gitignore", ".ignore", ".fdignore")
 ALWAYS_SKIPPED = frozenset({"node_modules", "__pycache__"})
@@ -35,6 +37,8 @@ class IgnoreRules:
                 continue
         if not lines:
             return self
+        import pathspec
+
         spec = pathspec.GitIgnoreSpec.from_lines(lines)
         return IgnoreRules((*self.rules, (str(directory), spec)))
 
