@@ -5,9 +5,6 @@ from __future__ import annotations
 
 import base64
 import json
-from pathlib import Path
-
-import pytest
 
 from pi_app.ai.testing import text
 from tests.e2e.helpers import run_pi, session_files, write_models_json
@@ -15,18 +12,6 @@ from tests.e2e.helpers import run_pi, session_files, write_models_json
 PNG = base64.b64decode(
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
 )
-
-
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    root = tmp_path / "project"
-    root.mkdir()
-    return root
-
-
-@pytest.fixture
-def agent_dir(isolated_home: Path) -> Path:
-    return isolated_home / ".pi" / "agent"
 
 
 def _user_texts(body: dict) -> list[str]:

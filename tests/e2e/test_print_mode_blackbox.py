@@ -21,20 +21,6 @@ FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "pi-reference"
 ISO_MS = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$")
 
 
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    root = tmp_path / "project"
-    root.mkdir()
-    (root / "a.txt").write_text("A\n")
-    (root / "b.txt").write_text("B\n")
-    return root
-
-
-@pytest.fixture
-def agent_dir(isolated_home: Path) -> Path:
-    return isolated_home / ".pi" / "agent"
-
-
 def _script_ls(llm_server) -> None:
     llm_server.enqueue(text("Let me list the files."), tool_call("bash", {"command": "ls"}, id="call_0_0"))
     llm_server.enqueue(text("The directory contains a.txt and b.txt."))

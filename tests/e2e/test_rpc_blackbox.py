@@ -19,20 +19,6 @@ from tests.e2e.helpers import PI, write_models_json
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "pi-reference"
 
 
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    root = tmp_path / "project"
-    root.mkdir()
-    (root / "a.txt").write_text("A\n")
-    (root / "b.txt").write_text("B\n")
-    return root
-
-
-@pytest.fixture
-def agent_dir(isolated_home: Path) -> Path:
-    return isolated_home / ".pi" / "agent"
-
-
 def _shape(event: dict) -> tuple:
     """Event type plus the sub-kind that matters for order comparisons.
 

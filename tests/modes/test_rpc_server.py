@@ -12,6 +12,8 @@ import pytest
 from pi_app.ai.testing import delay, fake_model, text
 from tests.modes.rpc_harness import make_harness
 
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "pi-reference"
+
 
 @pytest.fixture
 def cwd(tmp_path: Path) -> str:
@@ -92,18 +94,9 @@ async def test_state_models_and_thinking_levels(cwd: str) -> None:
     state = (await h.request({"id": "1", "type": "get_state"}))["data"]
     assert state["model"]["id"] == "m1" and "sessionFile" not in state  # in-memory session
     assert set(state) >= {"thinkingLevel", "isStreaming", "isCompacting", "steeringMode", "followUpMode"}
-    assert set(state["model"]) == {
-        "id",
-        "name",
-        "api",
-        "provider",
-        "baseUrl",
-        "reasoning",
-        "input",
-        "cost",
-        "contextWindow",
-        "maxTokens",
-    }
+    reference = FIXTURES / "rpc-bash_ls-0.73.1.jsonl"
+    pi_state = next(json.loads(x) for x in reference.read_text().splitlines() if '"get_state"' in x)
+    assert set(state["model"]) == set(pi_state["data"]["model"])
     available = (await h.request({"id": "2", "type": "get_available_models"}))["data"]["models"]
     assert [m["id"] for m in available] == ["m1", "m2"]
     levels = (await h.request({"id": "3", "type": "get_available_thinking_levels"}))["data"]["levels"]
@@ -181,3 +174,30 @@ async def test_every_line_is_one_json_object(cwd: str) -> None:
     await h.close()
     for record in h.stream.getvalue().split(b"\n")[:-1]:
         assert isinstance(json.loads(record), dict)
+
+
+async def test_rpc_events_equal_sdk_events_for_the_same_scripted_run(cwd: str) -> None:
+    """R-SDK-04: RPC adds no behaviour; the event stream is the SDK session's stream."""
+    from pi_app.ai.testing import tool_call
+    from pi_app.coding.session_events import session_event_to_dict
+
+    def script() -> list:
+        return [[text("Let me look."), tool_call("read", {"path": "a.txt"}, id="c1")], [text("It says A.")]]
+
+    sdk = await make_harness(cwd, script())
+    seen: list[dict] = []
+    sdk.session.subscribe(lambda event: seen.append(session_event_to_dict(event)))
+    await sdk.session.prompt("what is in a.txt?")
+    await sdk.close()
+
+    h = await make_harness(cwd, script())
+    h.send({"id": "p", "type": "prompt", "message": "what is in a.txt?"})
+    await h.wait_for(lambda x: x.get("type") == "agent_end")
+    await h.close()
+    rpc = [x for x in h.lines() if x["type"] != "response"]
+
+    def shape(events: list[dict]) -> list[tuple]:
+        return [(e["type"], e.get("message", {}).get("role"), sorted(e)) for e in events]
+
+    assert shape(rpc) == shape(seen)
+    assert [e.get("toolName") for e in rpc] == [e.get("toolName") for e in seen]
