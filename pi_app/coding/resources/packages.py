@@ -18,6 +18,7 @@ The ``pi install|remove|list|update|config`` commands are in ``package_commands.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import shutil
@@ -181,7 +182,9 @@ def install_dir(source: PackageSource, scope: Scope, cwd: str | Path, agent_dir:
     return _npm_global_root(agent_dir) / (source.url or "") if _npm_global_root(agent_dir) else None
 
 
+@functools.cache
 def _npm_global_root(agent_dir: str | Path) -> Path | None:
+    """``npm root -g`` (a local query), asked once per process: each call starts a node process."""
     npm = shutil.which("npm")
     if npm is None:
         return None
