@@ -198,7 +198,7 @@ async def load_resources(
 ) -> Any:
     """The ``ResourceLoader`` for ``--skill``/``--prompt-template``/``--theme`` and their ``--no-*``
     switches, loaded. ``--approve`` trusts the project's ``.pi`` resources for this run. Packages
-    listed in settings are used when installed; missing ones are reported, never installed here.
+    listed in settings that are missing are installed unless offline (decision D-32).
 
     Extensions are not loaded here yet: binding them to the session (tools, commands, hooks) is
     the extension runner's integration; until it lands ``-e`` is reported as unavailable.
@@ -221,8 +221,6 @@ async def load_resources(
         no_themes=options.no_themes,
         no_context_files=options.no_context_files,
         offline=is_offline(options.offline),
-        # A headless run never installs packages on its own: `pi install` (or the app) does that.
-        install_missing_packages=False,
     )
     if options.approve and hasattr(loader.trust, "approve"):
         loader.trust.approve = True
