@@ -1,57 +1,81 @@
-"""The full-screen Textual app: header, transcript, status line, editor and footer.
+"""The full-screen Textual app: the interactive shell around one ``AgentSession`` (spec 60 §2.1, §3.1, §3.8).
 
-The ``AgentSession`` runs in a worker thread on its own loop (``session_bridge``); its events
-arrive as ``SessionEvent`` messages and update the transcript and footer. Typing and painting
-never wait for the agent: submitting a prompt only schedules it on the agent loop.
+Layout, top to bottom (§2.1): the transcript (start-up header first), the pending area (queued
+steering/follow-up messages), the status line (spinner), extension widgets above the editor, the
+editor slot (the prompt editor, or a selector/dialog that temporarily replaces it), extension
+widgets below, and the footer.
 
-Keys freed from Textual's defaults (R-TUI-04): no command palette, no Ctrl+Q quit, no Tab focus
-cycling. Escape interrupts a run; Ctrl+C clears the editor (twice in a row exits); Ctrl+D exits
-when the editor is empty.
+Threads (decision D-13): the ``AgentSession`` runs on its own asyncio loop in a worker thread
+(``session_bridge``). Its events arrive here as ``SessionEvent`` messages; the app calls in with
+``bridge.call`` (fire and forget), ``bridge.request`` (await a result) or ``bridge.call_soon``
+(abort, queue changes). Typing and painting never wait for the agent, a tool, or the network.
+
+Keys: the editor turns every key into a pi action through the effective keybindings and posts app
+actions here (``PromptEditor.ActionRequested``); the Textual defaults that clash with pi's keys
+(command palette, Ctrl+Q, Tab focus cycling, Ctrl+C copy hint) are off (R-TUI-04).
+
+Decisions where the spec is silent: hints in the header and in status texts use pi's lowercase
+key spelling (``ctrl+o``), as the real pi's screens show; ``/hotkeys`` capitalises
+(``Ctrl+O``). Messages typed before the session is ready stay in the editor with a status note.
 """
 
 from __future__ import annotations
 
+import inspect
+import os
 import time
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import Any
 
 from textual import on
-from textual.app import App, ComposeResult, ScreenStackError
-from textual.binding import Binding
-from textual.css.query import NoMatches
+from textual.app import App, ComposeResult
+from textual.containers import Vertical
 from textual.screen import Screen
-from textual.widgets import Static
 
-from pi_app import __version__
 from pi_app.coding.launch import LaunchOptions
+from pi_app.tui.blocks.startup import HeaderContent, StartupHeaderBlock
 from pi_app.tui.commands import CommandRegistry, builtin_registry
 from pi_app.tui.commands import parse as parse_command
+from pi_app.tui.editor.autocomplete import CommandInfo, PiAutocomplete
 from pi_app.tui.editor.widget import PromptEditor
 from pi_app.tui.editor_slot import EditorSlot
 from pi_app.tui.footer import Footer
+from pi_app.tui.keybindings import Keybindings
 from pi_app.tui.session_bridge import SessionBridge, SessionCallFailed, SessionEvent, SessionReady
+from pi_app.tui.status import PendingArea, StatusLine
 from pi_app.tui.terminal import TerminalSetup
+from pi_app.tui.themes import PiTheme, ThemeManager, discover_user_themes, textual_theme, theme_variables
 from pi_app.tui.transcript import Transcript
 
-HEADER_HINTS = "escape interrupt · ctrl+c/ctrl+d clear/exit · / commands · ! bash · shift+enter newline"
-SPINNER_FRAMES = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 DOUBLE_PRESS_S = 0.5
+THINKING_BORDER_TOKENS = {
+    "off": "thinkingOff",
+    "minimal": "thinkingMinimal",
+    "low": "thinkingLow",
+    "medium": "thinkingMedium",
+    "high": "thinkingHigh",
+    "xhigh": "thinkingXhigh",
+}
 
 
 class MainScreen(Screen[None], inherit_bindings=False):
     """The one main screen; no inherited bindings, so Tab does not cycle focus."""
 
     DEFAULT_CSS = """
-    MainScreen { layout: vertical; }
-    #status { height: 1; padding: 0 1; color: $text-muted; }
+    MainScreen { layout: vertical; background: $background; }
+    #widgets-above, #widgets-below { height: auto; }
     """
 
     def compose(self) -> ComposeResult:
         app = self.app
         assert isinstance(app, PiApp)
-        yield Transcript(id="transcript")
-        yield Static("", id="status")
-        yield EditorSlot(PromptEditor(id="editor"), id="editor-slot")
+        yield Transcript(id="transcript", theme=app.themes.current)
+        yield PendingArea(id="pending")
+        yield StatusLine(animate=app.animate, id="status")
+        yield Vertical(id="widgets-above")
+        yield EditorSlot(app.make_editor(), id="editor-slot")
+        yield Vertical(id="widgets-below")
         yield Footer(app.cwd, id="footer")
 
     def on_mount(self) -> None:
@@ -64,15 +88,6 @@ class PiApp(App[int], inherit_bindings=False):
     ENABLE_COMMAND_PALETTE = False
     TITLE = "pi"
 
-    BINDINGS = [
-        Binding("escape", "interrupt", "interrupt", show=False, id="app.interrupt"),
-        Binding("ctrl+c", "clear", "clear", show=False, priority=True, id="app.clear"),
-        Binding("ctrl+d", "exit_if_empty", "exit", show=False, priority=True, id="app.exit"),
-        Binding("shift+pageup", "transcript('page_up')", show=False, id="app.transcript.pageUp"),
-        Binding("shift+pagedown", "transcript('page_down')", show=False, id="app.transcript.pageDown"),
-        Binding("ctrl+v", "paste_image", show=False, id="app.clipboard.pasteImage"),
-    ]
-
     def __init__(
         self,
         options: LaunchOptions | None = None,
@@ -80,35 +95,116 @@ class PiApp(App[int], inherit_bindings=False):
         session_factory: Callable[[], Awaitable[Any]] | None = None,
         cwd: str | None = None,
         animate: bool = True,
+        agent_dir: str | Path | None = None,
+        light_background: bool | None = None,
         terminal: TerminalSetup | None = None,
     ) -> None:
-        super().__init__()
-        self.terminal = terminal or TerminalSetup.from_environment()
-        """Capabilities probed before start (images, keyboard, cell size); see ``terminal.py``."""
-        import os
+        from pi_app.coding import paths
 
         self.options = options or LaunchOptions()
         self.cwd = os.path.abspath(cwd or self.options.cwd or os.getcwd())
         self.options.cwd = self.cwd
+        self.agent_dir = Path(agent_dir) if agent_dir is not None else paths.agent_dir()
+        self.animate = animate
+        self.terminal = terminal or TerminalSetup.from_environment()
+        """Capabilities probed before start (images, keyboard, cell size, background); ``terminal.py``."""
+        if light_background is None and self.terminal.probe.color_scheme is not None:
+            light_background = self.terminal.probe.color_scheme == "light"
+        self.keybindings = Keybindings.load(self.agent_dir / "keybindings.json")
+        self.themes = self._load_themes()
+        self.startup_warnings: list[str] = list(self.keybindings.warnings)
+        self._light_background = light_background if light_background is not None else _light_background()
+        self._apply_startup_theme()
+        super().__init__()
         self._factory = session_factory or self._default_factory
         self.bridge = SessionBridge(self.post_message, self._factory)
         self.session: Any = None
-        self.animate = animate
-        self._spinner_index = 0
-        self._working = False
-        self._last_clear = 0.0
-        self._initial_messages_sent = False
+        self.settings: Any = None
         self.commands: CommandRegistry = builtin_registry()
+        self.autocomplete = PiAutocomplete(self.cwd, self._command_infos)
+        self._initial_messages_sent = False
+        self._working = False
+        self._compacting: str | None = None
+        self._retrying = False
+        self._last_clear = 0.0
+        self._last_escape = 0.0
+        self._shutting_down = False
+        self.local_queue: list[tuple[str, str]] = []
+        """Messages typed while compacting: (text, "steer" | "followUp")."""
+        self.tools_expanded = False
+        self.interrupt_handlers: list[Callable[[], bool]] = []
+        """Handlers that get Escape first (loaders, branch summaries); True means handled."""
+        self.working_message: str | None = None
+        self.user_bash: Any = None
+        """The running (or last) user ``!`` command (``user_bash.UserBashRun``)."""
+        self.session_scope: list[Any] | None = None
+        """Scoped models changed in ``/scoped-models`` but not saved (session only)."""
+        self._theme_watcher: Any = None
+
+    # -- construction helpers -------------------------------------------------------------------
 
     async def _default_factory(self) -> Any:
         from pi_app.coding.launch import build_session
 
         return await build_session(self.options)
 
-    # -- layout ---------------------------------------------------------------------------------
+    def _load_themes(self) -> ThemeManager:
+        from pi_app.coding.resources.themes import ThemeError, load_theme_file
+
+        specs = []
+        problems: list[str] = []
+        for raw in self.options.themes:
+            try:
+                specs.append(load_theme_file(os.path.join(self.cwd, os.path.expanduser(raw))))
+            except ThemeError as exc:
+                problems.append(str(exc).splitlines()[0])
+        if not self.options.no_themes:
+            found, broken = discover_user_themes(self.agent_dir / "themes")
+            specs.extend(found)
+            problems.extend(broken)
+        return ThemeManager(specs, diagnostics=problems)
+
+    def _settings_theme(self) -> str | None:
+        import json
+
+        for path in (Path(self.cwd) / ".pi" / "settings.json", self.agent_dir / "settings.json"):
+            try:
+                value = json.loads(path.read_text(encoding="utf-8")).get("theme")
+            except (OSError, ValueError, AttributeError):
+                continue
+            if isinstance(value, str) and value:
+                return value
+        return None
+
+    def _apply_startup_theme(self) -> None:
+        warning = self.themes.initial(self._settings_theme(), self._light_background)
+        if warning:
+            self.themes.diagnostics.append(warning)
+
+    def get_theme_variable_defaults(self) -> dict[str, str]:
+        return theme_variables(self.themes.current)
+
+    def make_editor(self) -> PromptEditor:
+        editor = PromptEditor(
+            keybindings=self.keybindings,
+            autocomplete=self.autocomplete,
+            theme=self.themes.current,
+            id="editor",
+        )
+        return editor
+
+    def on_mount(self) -> None:
+        self._register_theme(self.themes.current)
+
+    def _register_theme(self, theme: PiTheme) -> None:
+        textual = textual_theme(theme)
+        self.register_theme(textual)
+        self.theme = textual.name
 
     def get_default_screen(self) -> Screen[None]:
         return MainScreen()
+
+    # -- widget access --------------------------------------------------------------------------
 
     @property
     def transcript(self) -> Transcript:
@@ -116,18 +212,29 @@ class PiApp(App[int], inherit_bindings=False):
 
     @property
     def editor(self) -> PromptEditor:
-        return self.screen.query_one(PromptEditor)
+        return self.screen.query_one("#editor", PromptEditor)
 
     @property
     def footer(self) -> Footer:
         return self.screen.query_one(Footer)
 
     @property
+    def status_line(self) -> StatusLine:
+        return self.screen.query_one(StatusLine)
+
+    @property
+    def pending(self) -> PendingArea:
+        return self.screen.query_one(PendingArea)
+
+    @property
     def editor_slot(self) -> EditorSlot:
         return self.screen.query_one(EditorSlot)
 
+    # -- the API command handlers and selectors use ---------------------------------------------
+
     def show_in_editor_slot(self, widget: Any) -> None:
         """Replace the editor with ``widget`` (a selector or dialog) until ``restore_editor``."""
+        self.editor.close_autocomplete()
         self.editor_slot.show(widget)
 
     def restore_editor(self) -> None:
@@ -142,52 +249,125 @@ class PiApp(App[int], inherit_bindings=False):
     def show_error(self, text: str) -> None:
         self.transcript.add_note(f"Error: {text}", "error")
 
+    def hint(self, action: str) -> str:
+        """The first key of ``action`` as pi writes it in hints (``ctrl+o``)."""
+        return self.keybindings.hint(action)
+
+    def rebuild_transcript(self) -> None:
+        """Clear the transcript and render the session's current context again (R-TR-10)."""
+        from pi_app.tui.history import render_session_history
+
+        transcript = self.transcript
+        streaming = transcript.streaming
+        transcript.clear_blocks()
+        self._add_header()
+        if self.session is not None:
+            render_session_history(self, self._context_messages())
+        if streaming is not None and self._working:
+            transcript.append_block(streaming)
+            transcript.streaming = streaming
+
+    def _context_messages(self) -> list[Any]:
+        session = self.session
+        manager = getattr(session, "session_manager", None)
+        if manager is not None and hasattr(manager, "build_session_context"):
+            try:
+                return list(manager.build_session_context().messages)
+            except Exception:  # a broken file still shows what the agent has in memory
+                pass
+        return list(session.messages)
+
     def shutdown(self) -> None:
+        """Leave the app (idempotent; R-TUI-11). Extensions hear ``session_shutdown`` first."""
+        if self._shutting_down:
+            return
+        self._shutting_down = True
+        self.run_worker(self._shutdown(), group="shutdown", exit_on_error=False)
+
+    async def _shutdown(self) -> None:
+        session = self.session
+        runner = getattr(session, "extension_runner", None) if session is not None else None
+        if runner is not None and hasattr(runner, "emit"):
+            try:
+                await self.bridge.request(lambda s: s.extension_runner.emit({"type": "session_shutdown"}))
+            except Exception:
+                pass
         self.exit(0)
 
+    # -- start-up -------------------------------------------------------------------------------
+
     def start_session(self) -> None:
-        """Called once the main screen is composed: show the header and start the agent thread."""
-        self.transcript.add_header(f"pi v{__version__}\n{HEADER_HINTS}")
-        self.editor.cursor_blink = self.animate  # a blinking caret makes screenshots nondeterministic
+        """Called once the main screen is composed: header, then the agent thread (R-TUI-14)."""
+        self.apply_theme(self.themes.current)
+        self._add_header()
         self.editor.focus()
         self.terminal.attach(self, self.transcript)
+        self.pending.dequeue_hint = self.hint("app.message.dequeue")
+        self.transcript.expand_hint = self.hint("app.tools.expand")
+        for warning in self.startup_warnings + self.themes.diagnostics:
+            self.show_warning(warning)
         self.run_worker(self.bridge.run, thread=True, group="agent", exit_on_error=False, name="agent")
-        if self.animate:
-            self.set_interval(0.08, self._tick_spinner)
+
+    def header_content(self) -> HeaderContent:
+        from pi_app.tui.header import build_header
+
+        return build_header(self)
+
+    def _add_header(self) -> None:
+        block = StartupHeaderBlock(self.header_content())
+        transcript = self.transcript
+        if block.key in {b.key for b in transcript.blocks}:
+            existing = next(b for b in transcript.blocks if b.key == block.key)
+            assert isinstance(existing, StartupHeaderBlock)
+            existing.set_content(block.content)
+            transcript.refresh_block(existing, immediate=True)
+            return
+        transcript.append_block(block)
 
     def on_unmount(self) -> None:
+        if self._theme_watcher is not None:
+            self._theme_watcher.stop()
         self.bridge.stop()
         self.terminal.detach()
-
-    # -- session events -------------------------------------------------------------------------
 
     @on(SessionReady)
     def _session_ready(self, message: SessionReady) -> None:
         if message.created is None:
-            self.transcript.add_note(f"Error: {message.error}", "error")
+            self.show_error(message.error or "could not start the session")
             return
         self.session = message.created.session
+        self.settings = getattr(self.session, "settings_manager", None)
+        self._apply_settings()
+        self._add_header()
         for warning in message.created.warnings:
-            self.transcript.add_note(f"Warning: {warning}", "warning")
+            self.show_warning(warning)
         if message.created.model_fallback_message:
-            self.transcript.add_note(message.created.model_fallback_message, "warning")
-        for m in self.session.messages:
-            self._render_history(m)
+            self.show_warning(message.created.model_fallback_message)
+        from pi_app.tui.history import render_session_history
+
+        messages = self._context_messages()
+        render_session_history(self, messages)
+        for m in messages:
+            if getattr(m, "role", None) == "user":
+                self.editor.add_to_history(_plain_text(m))
         if self.session.model is None:
             self.transcript.add_note(f"{self.session.no_model_message} Or use /login.", "warning")
-        self._refresh_footer()
+        self.update_title()
+        self.refresh_footer()
         self._send_initial_messages()
 
-    def _render_history(self, message: Any) -> None:
-        role = getattr(message, "role", None)
-        if role == "user":
-            self.transcript.add_user(_plain_text(message), _images(message))
-        elif role == "assistant":
-            self.transcript.end_assistant(message)
-        elif role == "toolResult":
-            self.transcript.tool_updated(
-                message.tool_call_id, message.tool_name, {}, message, final=True, is_error=message.is_error
-            )
+    def _apply_settings(self) -> None:
+        settings = self.settings
+        if settings is None:
+            return
+        editor = self.editor
+        try:
+            editor.padding_x = int(settings.get_editor_padding_x())
+            editor.max_visible_items = int(settings.get_autocomplete_max_visible())
+            hide = bool(settings.get_hide_thinking_block())
+        except Exception:
+            return
+        self.transcript.set_hide_thinking(hide)
 
     def _send_initial_messages(self) -> None:
         if self._initial_messages_sent:
@@ -198,7 +378,7 @@ class PiApp(App[int], inherit_bindings=False):
         try:
             text, images = first_message_parts(self.options)
         except LaunchError as exc:
-            self.transcript.add_note(str(exc), "error")
+            self.show_error(str(exc).removeprefix("Error: "))
             return
         more = self.options.messages[1:] if text is not None else []
         if text is None:
@@ -211,53 +391,32 @@ class PiApp(App[int], inherit_bindings=False):
 
         self.bridge.call(send_all)
 
+    # -- session events -------------------------------------------------------------------------
+
     @on(SessionCallFailed)
     def _call_failed(self, message: SessionCallFailed) -> None:
-        self.transcript.add_note(f"Error: {message.error}", "error")
+        self.show_error(message.error)
 
     @on(SessionEvent)
     def _session_event(self, message: SessionEvent) -> None:
-        event = message.event
-        t = event.type
-        try:
-            transcript = self.transcript
-        except (NoMatches, ScreenStackError):
-            return  # an event that arrived while the app shuts down
-        if t == "agent_start":
-            self._set_working(True)
-        elif t == "agent_end":
-            self._set_working(False)
-        elif t == "message_start":
-            role = getattr(event.message, "role", None)
-            if role == "user":
-                transcript.add_user(_plain_text(event.message), _images(event.message))
-            elif role == "assistant":
-                transcript.start_assistant(event.message)
-        elif t == "message_update":
-            transcript.update_assistant(event.message)
-        elif t == "message_end" and getattr(event.message, "role", None) == "assistant":
-            transcript.end_assistant(event.message)
-        elif t == "tool_execution_start":
-            transcript.tool_started(event.tool_call_id, event.tool_name, event.args)
-        elif t == "tool_execution_update":
-            transcript.tool_updated(event.tool_call_id, event.tool_name, event.args, event.partial_result)
-        elif t == "tool_execution_end":
-            transcript.tool_updated(
-                event.tool_call_id, event.tool_name, None, event.result, final=True, is_error=event.is_error
-            )
-        elif t == "auto_retry_start":
-            self._status(
-                f"Retrying ({event.attempt}/{event.max_attempts}) in {event.delay_ms // 1000}s... (escape to cancel)"
-            )
-        elif t == "auto_retry_end" and not event.success:
-            transcript.add_note(f"Retry failed after {event.attempt} attempts: {event.final_error}", "error")
-        elif t == "compaction_start":
-            self._status("Compacting...")
-        elif t == "compaction_end" and event.error_message:
-            transcript.add_note(f"Error: {event.error_message}", "error")
-        self._refresh_footer()
+        from pi_app.tui.events import handle_session_event
 
-    def _refresh_footer(self) -> None:
+        handle_session_event(self, message.event)
+        self.refresh_footer()
+
+    def set_working(self, working: bool) -> None:
+        self._working = working
+        if working:
+            message = self.working_message or f"Working... ({self.hint('app.interrupt')} to interrupt)"
+            self.status_line.show(message)
+        elif self._compacting is None and not self._retrying:
+            self.status_line.hide()
+
+    @property
+    def is_working(self) -> bool:
+        return self._working
+
+    def refresh_footer(self) -> None:
         session = self.session
         if session is None:
             return
@@ -267,45 +426,218 @@ class PiApp(App[int], inherit_bindings=False):
             messages=list(session.messages),
             session_name=session.session_name,
         )
+        self.editor.set_border_token(self.thinking_border_token())
 
-    # -- status line ----------------------------------------------------------------------------
+    def thinking_border_token(self) -> str:
+        session = self.session
+        if session is None or session.model is None or not getattr(session.model, "reasoning", False):
+            return "thinkingOff"
+        return THINKING_BORDER_TOKENS.get(session.thinking_level, "thinkingOff")
 
-    def _status(self, text: str) -> None:
-        self.screen.query_one("#status", Static).update(text)
+    def update_title(self) -> None:
+        name = getattr(self.session, "session_name", None) if self.session else None
+        base = os.path.basename(self.cwd) or self.cwd
+        self.title = f"π - {name} - {base}" if name else f"π - {base}"
 
-    def _set_working(self, working: bool) -> None:
-        self._working = working
-        self._status(f"{SPINNER_FRAMES[0]} Working..." if working else "")
+    # -- run states: compaction, retry, the end of a run -----------------------------------------
 
-    def _tick_spinner(self) -> None:
-        if not self._working:
+    def compaction_started(self, reason: str) -> None:
+        self._compacting = reason
+        interrupt = self.hint("app.interrupt")
+        if reason == "manual":
+            self.status_line.show(f"Compacting context... ({interrupt} to cancel)")
+        else:
+            prefix = "Context overflow detected, " if reason == "overflow" else ""
+            self.status_line.show(f"{prefix}Auto-compacting... ({interrupt} to cancel)")
+
+    def compaction_ended(self, event: Any) -> None:
+        self._compacting = None
+        if self._working:
+            self.set_working(True)
+        else:
+            self.status_line.hide()
+        if event.aborted:
+            self.show_status(
+                "Compaction cancelled" if event.reason == "manual" else "Auto-compaction cancelled"
+            )
+        elif event.result is not None:
+            self.rebuild_transcript()
+        elif event.error_message:
+            self.show_error(event.error_message)
+        self.flush_local_queue(will_retry=bool(getattr(event, "will_retry", False)))
+
+    def flush_local_queue(self, *, will_retry: bool = False) -> None:
+        """Send the messages typed during compaction (R-INT-09); nothing is lost on failure."""
+        queued, self.local_queue = self.local_queue, []
+        self.refresh_pending()
+        if not queued or self.session is None:
             return
-        self._spinner_index = (self._spinner_index + 1) % len(SPINNER_FRAMES)
-        self._status(f"{SPINNER_FRAMES[self._spinner_index]} Working...")
+        if will_retry or self._working:
+            for text, kind in queued:
+                self.send_prompt(text, kind)
+            return
+        first, rest = queued[0], queued[1:]
+        self.send_prompt(first[0], None)
+        for text, kind in rest:
+            self.send_prompt(text, kind)
 
-    # -- input ----------------------------------------------------------------------------------
+    def retry_started(self, event: Any) -> None:
+        self._retrying = True
+        seconds = max(1, round(event.delay_ms / 1000))
+        interrupt = self.hint("app.interrupt")
+        self.status_line.show(
+            f"Retrying ({event.attempt}/{event.max_attempts}) in {seconds}s... ({interrupt} to cancel)",
+            warning=True,
+        )
+
+    def retry_ended(self, event: Any) -> None:
+        self._retrying = False
+        self.set_working(self._working)
+        if not event.success:
+            self.show_error(f"Retry failed after {event.attempt} attempts: {event.final_error}")
+
+    def after_agent_end(self) -> None:
+        """Deferred work once a run has ended (an extension's shutdown request)."""
+        if getattr(self, "_shutdown_requested", False) and not self._working:
+            self.shutdown()
+
+    def message_renderer(self, message: Any) -> Any:
+        """The extension renderer for a custom message's type, if one is registered."""
+        runner = getattr(self.session, "extension_runner", None) if self.session is not None else None
+        getter = getattr(runner, "get_message_renderer", None)
+        if getter is None:
+            return None
+        try:
+            return getter(getattr(message, "custom_type", ""))
+        except Exception:
+            return None
+
+    # -- themes ---------------------------------------------------------------------------------
+
+    def apply_theme(self, theme: PiTheme) -> None:
+        """Draw everything with ``theme`` (R-TUI-06, R-THEME-04)."""
+        self.themes.activate_theme(theme)
+        self._register_theme(theme)
+        self.transcript.set_render_theme(theme)
+        self.transcript.invalidate_all()
+        for editor in self.screen.query(PromptEditor):
+            editor.set_theme(theme)
+        self._watch_theme_file(theme)
+
+    def switch_theme(self, name: str, *, persist: bool = True) -> str | None:
+        """Switch to theme ``name``; on failure the current theme stays and the error is returned."""
+        error = self.themes.activate(name)
+        if error is not None:
+            return error
+        self.apply_theme(self.themes.current)
+        if persist and self.settings is not None:
+            try:
+                self.settings.set_theme(name)
+            except Exception as exc:
+                return f"Theme applied but not saved: {exc}"
+        return None
+
+    def _watch_theme_file(self, theme: PiTheme) -> None:
+        from pi_app.coding.resources.themes import BUILTIN_THEME_NAMES
+        from pi_app.tui.themes import ThemeWatcher
+
+        if self._theme_watcher is not None:
+            if theme.source_path is not None and self._theme_watcher.path == theme.source_path.resolve():
+                return
+            self._theme_watcher.stop()
+            self._theme_watcher = None
+        if theme.source_path is None or theme.name in BUILTIN_THEME_NAMES:
+            return
+        name = theme.name
+        self._theme_watcher = ThemeWatcher(
+            theme.source_path, lambda _path: self.call_from_thread(self._theme_file_changed, name)
+        )
+
+    def _theme_file_changed(self, name: str) -> None:
+        if self.themes.current.name != name:
+            return
+        error = self.themes.activate(name)
+        if error is not None:
+            self.show_error(error)
+            return
+        self.apply_theme(self.themes.current)
+        self.show_status(f"Theme reloaded: {name}")
+
+    # -- submitting -----------------------------------------------------------------------------
+
+    def _command_infos(self) -> list[CommandInfo]:
+        from pi_app.tui.resources import extra_command_infos
+
+        infos = [
+            CommandInfo(c.name, c.description, c.argument_hint, c.get_argument_completions)
+            for c in self.commands.visible()
+        ]
+        taken = {info.name for info in infos}
+        infos.extend(info for info in extra_command_infos(self) if info.name not in taken)
+        return infos
 
     @on(PromptEditor.Submitted)
     def _submit(self, message: PromptEditor.Submitted) -> None:
-        text = message.text.strip()
+        if message.editor is not self.editor:
+            return
+        message.stop()
+        self.submit_text(message.text, follow_up=message.follow_up)
+
+    def submit_text(self, text: str, *, follow_up: bool = False) -> None:
+        """Route one submitted text (R-INT-01/02/03)."""
+        text = text.strip()
         if not text:
             return
+        editor = self.editor
+        editor.add_to_history(text)
         parsed = parse_command(text)
         if parsed is not None and parsed[0] in self.commands:
-            message.editor.clear()
             self.run_worker(self._run_command(text), group="command", exit_on_error=False)
             return
         if self.session is None:
-            self.transcript.add_note("Still starting up…", "status")
+            editor.set_text(text)
+            self.show_status("Still starting up…")
             return
-        message.editor.clear()
+        if text.startswith("!") and text.lstrip("!").strip():
+            from pi_app.tui.user_bash import run_user_bash
+
+            run_user_bash(self, text)
+            return
+        if self._compacting is not None and not self._is_extension_command(text):
+            self.local_queue.append((text, "followUp" if follow_up else "steer"))
+            self.refresh_pending()
+            self.show_status("Queued message for after compaction")
+            return
         if self.session.model is None:
-            self.transcript.add_note(f"Error: {self.session.no_model_message}", "error")
+            self.show_error(self.session.no_model_message + " Use /login or /model.")
             return
-        if self.session.is_streaming:
-            self.bridge.call(lambda s: s.steer(text))
+        if self._working or self.session.is_streaming:
+            self.send_prompt(text, "followUp" if follow_up else "steer")
             return
-        self.bridge.call(lambda s: s.prompt(text))
+        self.send_prompt(text, None)
+
+    def _is_extension_command(self, text: str) -> bool:
+        parsed = parse_command(text)
+        if parsed is None:
+            return False
+        from pi_app.tui.resources import extension_command_names
+
+        return parsed[0] in extension_command_names(self)
+
+    def send_prompt(self, text: str, behavior: str | None, images: Any = None) -> None:
+        """``session.prompt`` with the streaming behaviour (or the older ``steer``/``follow_up``)."""
+        session = self.session
+        accepts_behavior = "streaming_behavior" in inspect.signature(session.prompt).parameters
+        if behavior is None or accepts_behavior:
+            if behavior is None:
+                self.bridge.call(lambda s: s.prompt(text, images) if images else s.prompt(text))
+            else:
+                self.bridge.call(lambda s: s.prompt(text, streaming_behavior=behavior))
+            return
+        if behavior == "steer":
+            self.bridge.call_soon(lambda s: s.steer(text))
+        else:
+            self.bridge.call_soon(lambda s: s.follow_up(text))
 
     async def _run_command(self, text: str) -> None:
         try:
@@ -313,9 +645,65 @@ class PiApp(App[int], inherit_bindings=False):
         except Exception as exc:  # a failing command reports itself and the app keeps running
             self.show_error(str(exc) or type(exc).__name__)
 
-    def action_interrupt(self) -> None:
-        if self._working:
-            self.bridge.abort()
+    # -- the pending area and queues ------------------------------------------------------------
+
+    def refresh_pending(self, steering: list[str] | None = None, follow_up: list[str] | None = None) -> None:
+        if steering is None or follow_up is None:
+            steering, follow_up = self._session_queues()
+        local_steer = [text for text, kind in self.local_queue if kind == "steer"]
+        local_follow = [text for text, kind in self.local_queue if kind == "followUp"]
+        self.pending.set_queues(steering + local_steer, follow_up + local_follow)
+
+    def _session_queues(self) -> tuple[list[str], list[str]]:
+        session = self.session
+        agent = getattr(session, "agent", None)
+        if agent is None or not hasattr(agent, "queued_messages"):
+            return [], []
+        try:
+            steering, follow_up = agent.queued_messages()
+        except Exception:
+            return [], []
+        return [_plain_text(m) for m in steering], [_plain_text(m) for m in follow_up]
+
+    async def take_queued_messages(self) -> list[str]:
+        """Remove every queued message (session and local): steering first, then follow-ups."""
+        steering, follow_up = self._session_queues()
+        if steering or follow_up:
+            await self.bridge.request(lambda s: s.clear_queue())
+        local = [text for text, kind in self.local_queue if kind == "steer"]
+        local += [text for text, kind in self.local_queue if kind == "followUp"]
+        self.local_queue.clear()
+        self.refresh_pending([], [])
+        return steering + [t for t in local if t not in steering] + follow_up
+
+    def restore_to_editor(self, texts: list[str]) -> None:
+        """Put ``texts`` before the editor's text, separated by blank lines (R-INT-06)."""
+        current = self.editor.text
+        joined = "\n\n".join(texts)
+        self.editor.set_text(f"{joined}\n\n{current}" if current.strip() else joined)
+
+    # -- app actions (keys) ---------------------------------------------------------------------
+
+    @on(PromptEditor.ActionRequested)
+    def _editor_action(self, message: PromptEditor.ActionRequested) -> None:
+        message.stop()
+        self.run_action_id(message.action)
+
+    def run_action_id(self, action: str) -> None:
+        from pi_app.tui.actions import ACTION_HANDLERS
+
+        handler = ACTION_HANDLERS.get(action)
+        if handler is None:
+            return
+        result = handler(self)
+        if inspect.isawaitable(result):
+            self.run_worker(self._await_action(result), group="action", exit_on_error=False)
+
+    async def _await_action(self, result: Awaitable[Any]) -> None:
+        try:
+            await result
+        except Exception as exc:
+            self.show_error(str(exc) or type(exc).__name__)
 
     def action_clear(self) -> None:
         selected = self.screen.get_selected_text()
@@ -324,36 +712,18 @@ class PiApp(App[int], inherit_bindings=False):
             self.screen.clear_selection()
             return
         now = time.monotonic()
-        if now - self._last_clear < DOUBLE_PRESS_S and not self.editor.text:
-            self.exit(0)
+        if now - self._last_clear < DOUBLE_PRESS_S:
+            self.shutdown()
             return
         self._last_clear = now
         self.editor.clear()
 
-    def action_transcript(self, where: str) -> None:
-        """Scroll the transcript (R-TR-04): page_up, page_down, top, bottom."""
-        transcript = self.transcript
-        {
-            "page_up": transcript.scroll_page_up_lines,
-            "page_down": transcript.scroll_page_down_lines,
-            "top": transcript.scroll_top,
-            "bottom": transcript.scroll_bottom,
-        }[where]()
-
-    def action_paste_image(self) -> None:
-        """R-IMG-05: a clipboard image becomes a temp file whose path is typed at the cursor."""
-        from pi_app.tui.images import save_clipboard_image
-
-        def paste() -> None:
-            path = save_clipboard_image()
-            if path:
-                self.call_from_thread(self.editor.insert, path)
-
-        self.run_worker(paste, thread=True, group="clipboard", exclusive=True, exit_on_error=False)
-
-    def action_exit_if_empty(self) -> None:
-        if not self.editor.text:
-            self.exit(0)
+    def note_escape(self) -> bool:
+        """Record an Escape on an empty editor; True when it is the second within 500 ms."""
+        now = time.monotonic()
+        double = now - self._last_escape < DOUBLE_PRESS_S
+        self._last_escape = 0.0 if double else now
+        return double
 
 
 def _plain_text(message: Any) -> str:
@@ -363,12 +733,17 @@ def _plain_text(message: Any) -> str:
     return "".join(getattr(b, "text", "") for b in content if getattr(b, "type", "") == "text")
 
 
-def _images(message: Any) -> list[Any]:
-    content = getattr(message, "content", "")
-    return [] if isinstance(content, str) else [b for b in content if getattr(b, "type", "") == "image"]
+def _light_background() -> bool:
+    """COLORFGBG's background index (``15;0`` is dark); dark when unknown (R-TERM-02 fallback)."""
+    value = os.environ.get("COLORFGBG", "")
+    try:
+        return int(value.rsplit(";", 1)[-1]) >= 8
+    except ValueError:
+        return False
 
 
 def run_interactive(options: LaunchOptions) -> int:
+    """``pi`` with a terminal: probe it, start the app, return its exit status."""
     from pi_app.tui.keys import install_key_parser
 
     install_key_parser()

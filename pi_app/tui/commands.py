@@ -30,19 +30,12 @@ from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from pi_app.tui.editor.autocomplete import AutocompleteItem
+
 CommandHandler = Callable[[Any, str], "Awaitable[None] | None"]
 
 COMMAND_MODULES: tuple[str, ...] = ("pi_app.tui.app_commands", "pi_app.tui.selectors.navigation")
 """Modules whose ``register(registry)`` adds built-in commands, in autocomplete order."""
-
-
-@dataclass(frozen=True)
-class CompletionItem:
-    """One autocomplete row: ``value`` is inserted, ``label`` shown, ``description`` beside it."""
-
-    value: str
-    label: str
-    description: str | None = None
 
 
 @dataclass
@@ -52,7 +45,7 @@ class SlashCommand:
     handler: CommandHandler | None = None
     argument_hint: str | None = None
     """Shown after the name in the autocomplete list, e.g. ``<name>`` or ``[instructions]``."""
-    get_argument_completions: Callable[[str], list[CompletionItem] | None] | None = None
+    get_argument_completions: Callable[[str], list[AutocompleteItem] | None] | None = None
     hidden: bool = False
     """Hidden commands run but are not offered by autocomplete (``/debug``)."""
     source: str = "builtin"

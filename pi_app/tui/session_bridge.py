@@ -111,6 +111,42 @@ class SessionBridge:
 
         return asyncio.run_coroutine_threadsafe(invoke(), loop)
 
+    async def request(self, fn: Callable[[Any], Any]) -> Any:
+        """Run ``fn(session)`` on the agent loop and await its result here (exceptions propagate).
+
+        For UI code that needs an answer (available models, compaction results); fire-and-forget
+        calls use ``call``.
+        """
+        loop = self._loop
+        if loop is None or self.session is None or loop.is_closed():
+            raise RuntimeError("The session is not running")
+
+        async def invoke() -> Any:
+            result = fn(self.session)
+            if asyncio.iscoroutine(result) or isinstance(result, asyncio.Future):
+                result = await result
+            return result
+
+        return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(invoke(), loop))
+
+    def call_soon(self, fn: Callable[[Any], Any]) -> None:
+        """Run the synchronous ``fn(session)`` on the agent loop as soon as possible (abort, steer)."""
+        loop = self._loop
+        if loop is None or self.session is None or loop.is_closed():
+            return
+
+        def invoke() -> None:
+            try:
+                fn(self.session)
+            except Exception as exc:
+                self._post(SessionCallFailed(str(exc) or type(exc).__name__))
+
+        loop.call_soon_threadsafe(invoke)
+
+    @property
+    def loop(self) -> asyncio.AbstractEventLoop | None:
+        return self._loop
+
     def abort(self) -> None:
         loop = self._loop
         if loop is not None and self.session is not None and not loop.is_closed():

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from rich.cells import cell_len
 
 from pi_app.tui.editor.history import PromptHistory
-from pi_app.tui.editor.segments import PASTE_MARKER, TextChunk, char_class, segment_bounds, wrap_line
+from pi_app.tui.editor.segments import PASTE_MARKER, TextChunk, char_class, segment_bounds, wrap
 
 LARGE_PASTE_LINES = 10
 LARGE_PASTE_CHARS = 1000
@@ -385,7 +385,7 @@ class EditorBuffer:
     def layout(self, width: int) -> list[VisualLine]:
         rows: list[VisualLine] = []
         for index, line in enumerate(self.lines):
-            chunks: list[TextChunk] = wrap_line(line, width, self.pastes)
+            chunks: list[TextChunk] = wrap(line, width, self.pastes)
             for n, chunk in enumerate(chunks):
                 rows.append(
                     VisualLine(index, chunk.start_index, chunk.end_index, chunk.text, n == len(chunks) - 1)

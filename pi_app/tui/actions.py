@@ -1,0 +1,291 @@
+"""What each app action does (spec 60 R-KEY-03, §3.8): ``ACTION_HANDLERS[action_id](app)``.
+
+The editor maps keys to action ids through the effective keybindings and posts them to the app;
+the app looks the handler up here. A handler may be ``async`` (the app runs it as a worker and
+shows its exception as an ``Error:`` line). Handlers talk to the session only through
+``app.bridge`` (the session lives on the agent thread's loop).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable
+from typing import Any
+
+# -- Escape (R-INT-07) ----------------------------------------------------------------------------
+
+
+async def interrupt(app: Any) -> None:
+    """The Escape chain, first match wins (an open autocomplete list was closed by the editor)."""
+    for handler in reversed(app.interrupt_handlers):
+        if handler():
+            return
+    session = app.session
+    if session is not None and app._compacting is not None and hasattr(session, "abort_compaction"):
+        app.bridge.call_soon(lambda s: s.abort_compaction())
+        return
+    if session is not None and app._retrying and hasattr(session, "abort_retry"):
+        app.bridge.call_soon(lambda s: s.abort_retry())
+        return
+    if session is not None and (app.is_working or session.is_streaming):
+        restored = await app.bridge.request(_clear_queue_and_abort)
+        local = [text for text, _ in app.local_queue]
+        app.local_queue.clear()
+        texts = list(restored or []) + local
+        app.refresh_pending([], [])
+        if texts:
+            app.restore_to_editor(texts)
+        return
+    if app.user_bash is not None and app.user_bash.running:
+        app.user_bash.abort()
+        return
+    editor = app.editor
+    if editor.text.lstrip().startswith("!"):
+        editor.clear()
+        return
+    if editor.text == "" and app.note_escape():
+        action = "tree"
+        if app.settings is not None and hasattr(app.settings, "get_double_escape_action"):
+            action = app.settings.get_double_escape_action()
+        if action in ("tree", "fork") and action in app.commands:
+            await app.commands.run(app, f"/{action}")
+
+
+def _clear_queue_and_abort(session: Any) -> list[str]:
+    texts = session.clear_queue() if hasattr(session, "clear_queue") else []
+    session.abort()
+    return list(texts)
+
+
+async def dequeue(app: Any) -> None:
+    """Alt+Up: every queued message back into the editor (R-INT-06)."""
+    texts = await app.take_queued_messages()
+    if not texts:
+        app.show_status("No queued messages to restore")
+        return
+    app.restore_to_editor(texts)
+    app.show_status(f"Restored {len(texts)} queued message(s) to editor")
+
+
+# -- simple ones ----------------------------------------------------------------------------------
+
+
+def clear(app: Any) -> None:
+    app.action_clear()
+
+
+def exit_app(app: Any) -> None:
+    app.shutdown()
+
+
+def suspend(app: Any) -> None:
+    if sys.platform == "win32":
+        app.show_warning("Suspend is not supported on Windows")
+        return
+    try:
+        app.action_suspend_process()
+    except Exception as exc:  # headless drivers (tests) cannot suspend
+        app.show_warning(f"Cannot suspend: {exc}")
+
+
+def toggle_tools(app: Any) -> None:
+    app.tools_expanded = not app.tools_expanded
+    app.transcript.set_expand_all(app.tools_expanded)
+
+
+def toggle_thinking(app: Any) -> None:
+    """Ctrl+T: flip ``hideThinkingBlock`` (persisted) and rebuild the transcript (R-TR-06)."""
+    hide = not app.transcript.hide_thinking
+    if app.settings is not None and hasattr(app.settings, "set_hide_thinking_block"):
+        try:
+            app.settings.set_hide_thinking_block(hide)
+        except Exception as exc:
+            app.show_warning(f"Could not save the setting: {exc}")
+    app.transcript.set_hide_thinking(hide)
+    app.show_status(f"Thinking blocks: {'hidden' if hide else 'visible'}")
+
+
+def _scroll(method: str) -> Callable[[Any], None]:
+    def handler(app: Any) -> None:
+        getattr(app.transcript, method)()
+
+    return handler
+
+
+def _command(name: str) -> Callable[[Any], Any]:
+    async def handler(app: Any) -> None:
+        if name in app.commands:
+            await app.commands.run(app, f"/{name}")
+        else:
+            app.show_status(f"/{name} is not available")
+
+    return handler
+
+
+# -- thinking and models (R-INT-08) ---------------------------------------------------------------
+
+
+def cycle_thinking(app: Any) -> None:
+    from pi_app.ai.thinking import supported_thinking_levels
+
+    session = app.session
+    if session is None:
+        return
+    model = session.model
+    if model is None or not getattr(model, "reasoning", False):
+        app.show_status("Current model does not support thinking")
+        return
+    levels = supported_thinking_levels(model)
+    current = session.thinking_level
+    following = levels[(levels.index(current) + 1) % len(levels)] if current in levels else levels[0]
+    app.bridge.call_soon(lambda s: s.set_thinking_level(following))
+    app.show_status(f"Thinking level: {following}")
+
+
+async def scoped_models(app: Any) -> list[Any]:
+    """The ``--models`` / ``enabledModels`` scope resolved over the available models."""
+    from pi_app.coding.models.resolver import resolve_model_scope
+
+    patterns: list[str] = []
+    if app.options.models:
+        patterns = [p.strip() for p in app.options.models.split(",") if p.strip()]
+    elif app.settings is not None and hasattr(app.settings, "get_enabled_models"):
+        patterns = list(app.settings.get_enabled_models() or [])
+    if getattr(app, "session_scope", None) is not None:
+        return list(app.session_scope)
+    if not patterns:
+        return []
+    available = await available_models(app)
+    scope, _warnings = resolve_model_scope(patterns, available)
+    return scope
+
+
+async def available_models(app: Any) -> list[Any]:
+    registry = getattr(app.session, "model_registry", None)
+    if registry is None:
+        return [app.session.model] if app.session.model is not None else []
+    return list(await app.bridge.request(lambda s: s.model_registry.get_available()))
+
+
+def _cycle(direction: int) -> Callable[[Any], Any]:
+    async def handler(app: Any) -> None:
+        from pi_app.coding.models.resolver import cycle_model
+
+        session = app.session
+        if session is None:
+            return
+        scope = await scoped_models(app)
+        registry = getattr(session, "model_registry", None)
+        if registry is None:
+            app.show_status("Only one model available")
+            return
+        picked = await app.bridge.request(lambda s: cycle_model(s.model_registry, s.model, scope, direction))
+        if picked is None:
+            app.show_status("Only one model in scope" if scope else "Only one model available")
+            return
+        model = picked.model
+        level = getattr(picked, "thinking_level", None)
+
+        async def switch(s: Any) -> str:
+            await s.set_model(model)
+            if level:
+                s.set_thinking_level(level)
+            return s.thinking_level
+
+        new_level = await app.bridge.request(switch)
+        label = getattr(model, "name", None) or model.id
+        suffix = (
+            f" (thinking: {new_level})" if getattr(model, "reasoning", False) and new_level != "off" else ""
+        )
+        app.show_status(f"Switched to {label}{suffix}")
+        app.refresh_footer()
+
+    return handler
+
+
+async def select_model(app: Any) -> None:
+    from pi_app.tui.selectors.models import open_model_selector
+
+    await open_model_selector(app, "")
+
+
+# -- external editor (R-TUI-10) -------------------------------------------------------------------
+
+
+def external_editor(app: Any) -> None:
+    import shlex
+    import subprocess
+    import tempfile
+    import time
+
+    command = os.environ.get("VISUAL") or os.environ.get("EDITOR")
+    if not command:
+        app.show_warning("No editor configured. Set $VISUAL or $EDITOR environment variable.")
+        return
+    editor = app.editor
+    fd, path = tempfile.mkstemp(prefix=f"pi-editor-{int(time.time() * 1000)}", suffix=".pi.md")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(editor.expanded_text())
+        try:
+            with app.suspend():
+                status = subprocess.call([*shlex.split(command), path])
+        except Exception:  # no terminal to hand over (tests): run it without suspending
+            status = subprocess.call([*shlex.split(command), path])
+        if status == 0:
+            with open(path, encoding="utf-8") as handle:
+                text = handle.read()
+            editor.set_text(text[:-1] if text.endswith("\n") else text)
+    finally:
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
+        app.refresh(layout=True)
+
+
+# -- clipboard image (R-IMG-05) -------------------------------------------------------------------
+
+
+async def paste_image(app: Any) -> None:
+    import asyncio
+
+    from pi_app.tui.images import save_clipboard_image
+
+    path = await asyncio.to_thread(save_clipboard_image)
+    if path:
+        app.editor.insert(path)
+
+
+def debug_dump(app: Any) -> None:
+    from pi_app.tui.debug import write_debug_log
+
+    path = write_debug_log(app)
+    app.show_status(f"Debug log written to {path}")
+
+
+ACTION_HANDLERS: dict[str, Callable[[Any], Any]] = {
+    "app.interrupt": interrupt,
+    "app.clear": clear,
+    "app.exit": exit_app,
+    "app.suspend": suspend,
+    "app.thinking.cycle": cycle_thinking,
+    "app.model.cycleForward": _cycle(1),
+    "app.model.cycleBackward": _cycle(-1),
+    "app.model.select": select_model,
+    "app.tools.expand": toggle_tools,
+    "app.thinking.toggle": toggle_thinking,
+    "app.editor.external": external_editor,
+    "app.message.dequeue": dequeue,
+    "app.clipboard.pasteImage": paste_image,
+    "app.session.new": _command("new"),
+    "app.session.tree": _command("tree"),
+    "app.session.fork": _command("fork"),
+    "app.session.resume": _command("resume"),
+    "app.transcript.pageUp": _scroll("scroll_page_up_lines"),
+    "app.transcript.pageDown": _scroll("scroll_page_down_lines"),
+    "app.transcript.top": _scroll("scroll_top"),
+    "app.transcript.bottom": _scroll("scroll_bottom"),
+    "app.debug": debug_dump,
+}

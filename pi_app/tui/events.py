@@ -1,0 +1,132 @@
+"""How the app reacts to each ``AgentSessionEvent`` (spec 60 §2.11).
+
+One function, ``handle_session_event(app, event)``, called on the UI thread for every event the
+agent thread posts. It updates the transcript blocks, the status line, the pending area and the
+editor border; the footer is recomputed by the caller after every event.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pi_app.tui.blocks.custom import CustomMessageBlock
+from pi_app.tui.history import message_images, message_text
+
+
+def handle_session_event(app: Any, event: Any) -> None:
+    handler = _HANDLERS.get(getattr(event, "type", ""))
+    if handler is not None:
+        handler(app, event)
+
+
+def _agent_start(app: Any, event: Any) -> None:
+    app.set_working(True)
+
+
+def _agent_end(app: Any, event: Any) -> None:
+    transcript = app.transcript
+    if transcript.streaming is not None:  # a dangling streaming block: finish it as it is
+        transcript.end_assistant(transcript.streaming.message)
+    for tool in transcript.tools.values():
+        if not tool.done:
+            tool.set_result(None, is_error=tool.is_error, final=True)
+            transcript.refresh_block(tool, immediate=True)
+    app.set_working(False)
+    app.refresh_pending()
+    app.after_agent_end()
+
+
+def _message_start(app: Any, event: Any) -> None:
+    message = event.message
+    role = getattr(message, "role", None)
+    transcript = app.transcript
+    if role == "user":
+        transcript.add_user(message_text(message), message_images(message))
+        app.refresh_pending()
+    elif role == "assistant":
+        transcript.start_assistant(message)
+    elif role == "custom" and getattr(message, "display", True):
+        transcript.append_block(CustomMessageBlock(message, app.message_renderer(message)))
+
+
+def _message_update(app: Any, event: Any) -> None:
+    if getattr(event.message, "role", None) == "assistant":
+        app.transcript.update_assistant(event.message)
+
+
+def _message_end(app: Any, event: Any) -> None:
+    message = event.message
+    if getattr(message, "role", None) != "assistant":
+        return
+    transcript = app.transcript
+    transcript.end_assistant(message)
+    stop_reason = getattr(message, "stop_reason", None)
+    if stop_reason in ("aborted", "error"):
+        text = "Operation aborted" if stop_reason == "aborted" else (message.error_message or "Error")
+        for tool in transcript.tools.values():
+            if not tool.done:
+                tool.set_result(None, is_error=True, final=True)
+                tool.output = text
+                tool.changed()
+                transcript.refresh_block(tool, immediate=True)
+
+
+def _tool_start(app: Any, event: Any) -> None:
+    app.transcript.tool_started(event.tool_call_id, event.tool_name, event.args)
+
+
+def _tool_update(app: Any, event: Any) -> None:
+    app.transcript.tool_updated(event.tool_call_id, event.tool_name, event.args, event.partial_result)
+
+
+def _tool_end(app: Any, event: Any) -> None:
+    app.transcript.tool_updated(
+        event.tool_call_id, event.tool_name, None, event.result, final=True, is_error=event.is_error
+    )
+
+
+def _queue_update(app: Any, event: Any) -> None:
+    app.refresh_pending(list(event.steering), list(event.follow_up))
+
+
+def _compaction_start(app: Any, event: Any) -> None:
+    app.compaction_started(event.reason)
+
+
+def _compaction_end(app: Any, event: Any) -> None:
+    app.compaction_ended(event)
+
+
+def _retry_start(app: Any, event: Any) -> None:
+    app.retry_started(event)
+
+
+def _retry_end(app: Any, event: Any) -> None:
+    app.retry_ended(event)
+
+
+def _thinking_changed(app: Any, event: Any) -> None:
+    app.editor.set_border_token(app.thinking_border_token())
+
+
+def _session_info(app: Any, event: Any) -> None:
+    app.update_title()
+
+
+_HANDLERS = {
+    "agent_start": _agent_start,
+    "agent_end": _agent_end,
+    "message_start": _message_start,
+    "message_update": _message_update,
+    "message_end": _message_end,
+    "tool_execution_start": _tool_start,
+    "tool_execution_update": _tool_update,
+    "tool_execution_end": _tool_end,
+    "queue_update": _queue_update,
+    "compaction_start": _compaction_start,
+    "compaction_end": _compaction_end,
+    "auto_retry_start": _retry_start,
+    "auto_retry_end": _retry_end,
+    "thinking_level_changed": _thinking_changed,
+    "session_info_changed": _session_info,
+}
