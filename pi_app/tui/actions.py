@@ -126,9 +126,7 @@ def _command(name: str) -> Callable[[Any], Any]:
 # -- thinking and models (R-INT-08) ---------------------------------------------------------------
 
 
-def cycle_thinking(app: Any) -> None:
-    from pi_app.ai.thinking import supported_thinking_levels
-
+async def cycle_thinking(app: Any) -> None:
     session = app.session
     if session is None:
         return
@@ -136,70 +134,54 @@ def cycle_thinking(app: Any) -> None:
     if model is None or not getattr(model, "reasoning", False):
         app.show_status("Current model does not support thinking")
         return
-    levels = supported_thinking_levels(model)
-    current = session.thinking_level
-    following = levels[(levels.index(current) + 1) % len(levels)] if current in levels else levels[0]
-    app.bridge.call_soon(lambda s: s.set_thinking_level(following))
-    app.show_status(f"Thinking level: {following}")
+    level = await app.bridge.request(lambda s: s.cycle_thinking_level())
+    app.refresh_footer()
+    app.show_status(f"Thinking level: {level}")
 
 
 async def scoped_models(app: Any) -> list[Any]:
-    """The ``--models`` / ``enabledModels`` scope resolved over the available models."""
+    """The model scope (``--models`` / ``enabledModels``, or ``/scoped-models`` changes)."""
     from pi_app.coding.models.resolver import resolve_model_scope
 
-    patterns: list[str] = []
-    if app.options.models:
-        patterns = [p.strip() for p in app.options.models.split(",") if p.strip()]
-    elif app.settings is not None and hasattr(app.settings, "get_enabled_models"):
+    session = app.session
+    scope = list(getattr(session, "scoped_models", None) or [])
+    if scope:
+        return scope
+    patterns = []
+    if app.settings is not None and hasattr(app.settings, "get_enabled_models"):
         patterns = list(app.settings.get_enabled_models() or [])
-    if getattr(app, "session_scope", None) is not None:
-        return list(app.session_scope)
     if not patterns:
         return []
     available = await available_models(app)
-    scope, _warnings = resolve_model_scope(patterns, available)
-    return scope
+    resolved, _warnings = resolve_model_scope(patterns, available)
+    return resolved
 
 
 async def available_models(app: Any) -> list[Any]:
     registry = getattr(app.session, "model_registry", None)
     if registry is None:
         return [app.session.model] if app.session.model is not None else []
-    return list(await app.bridge.request(lambda s: s.model_registry.get_available()))
+    models = list(await app.bridge.request(lambda s: s.model_registry.get_available()))
+    app.known_models = models
+    return models
 
 
 def _cycle(direction: int) -> Callable[[Any], Any]:
     async def handler(app: Any) -> None:
-        from pi_app.coding.models.resolver import cycle_model
-
         session = app.session
         if session is None:
             return
         scope = await scoped_models(app)
-        registry = getattr(session, "model_registry", None)
-        if registry is None:
-            app.show_status("Only one model available")
-            return
-        picked = await app.bridge.request(lambda s: cycle_model(s.model_registry, s.model, scope, direction))
-        if picked is None:
+        result = await app.bridge.request(lambda s: s.cycle_model(direction))
+        if result is None:
             app.show_status("Only one model in scope" if scope else "Only one model available")
             return
-        model = picked.model
-        level = getattr(picked, "thinking_level", None)
-
-        async def switch(s: Any) -> str:
-            await s.set_model(model)
-            if level:
-                s.set_thinking_level(level)
-            return s.thinking_level
-
-        new_level = await app.bridge.request(switch)
+        model = result.model
         label = getattr(model, "name", None) or model.id
-        suffix = (
-            f" (thinking: {new_level})" if getattr(model, "reasoning", False) and new_level != "off" else ""
-        )
-        app.show_status(f"Switched to {label}{suffix}")
+        level = result.thinking_level
+        suffix = f" (thinking: {level})" if getattr(model, "reasoning", False) and level != "off" else ""
         app.refresh_footer()
+        app.show_status(f"Switched to {label}{suffix}")
 
     return handler
 

@@ -137,9 +137,17 @@ class PiApp(App[int], inherit_bindings=False):
         self.working_message: str | None = None
         self.user_bash: Any = None
         """The running (or last) user ``!`` command (``user_bash.UserBashRun``)."""
-        self.session_scope: list[Any] | None = None
-        """Scoped models changed in ``/scoped-models`` but not saved (session only)."""
+        self.known_models: list[Any] = []
+        """The available models as last fetched (``/model`` argument completion reads it)."""
+        self.extension_shortcuts: dict[str, tuple[str, Callable[[], Any]]] = {}
+        """Extension shortcuts: key id -> (description, handler); see ``ext_ui``."""
+        from pi_app.tui.selectors.models import model_argument_completions
+
+        model_command = self.commands.find("model")
+        if model_command is not None:
+            model_command.get_argument_completions = model_argument_completions(self)
         self._theme_watcher: Any = None
+        self._git_watcher: Any = None
 
     # -- construction helpers -------------------------------------------------------------------
 
@@ -253,7 +261,7 @@ class PiApp(App[int], inherit_bindings=False):
         """The first key of ``action`` as pi writes it in hints (``ctrl+o``)."""
         return self.keybindings.hint(action)
 
-    def rebuild_transcript(self) -> None:
+    def rebuild_transcript(self, skip_roles: tuple[str, ...] = ()) -> None:
         """Clear the transcript and render the session's current context again (R-TR-10)."""
         from pi_app.tui.history import render_session_history
 
@@ -262,12 +270,13 @@ class PiApp(App[int], inherit_bindings=False):
         transcript.clear_blocks()
         self._add_header()
         if self.session is not None:
-            render_session_history(self, self._context_messages())
+            messages = [m for m in self.context_messages() if getattr(m, "role", None) not in skip_roles]
+            render_session_history(self, messages)
         if streaming is not None and self._working:
             transcript.append_block(streaming)
             transcript.streaming = streaming
 
-    def _context_messages(self) -> list[Any]:
+    def context_messages(self) -> list[Any]:
         session = self.session
         manager = getattr(session, "session_manager", None)
         if manager is not None and hasattr(manager, "build_session_context"):
@@ -282,9 +291,9 @@ class PiApp(App[int], inherit_bindings=False):
         if self._shutting_down:
             return
         self._shutting_down = True
-        self.run_worker(self._shutdown(), group="shutdown", exit_on_error=False)
+        self.run_worker(self._shut_down_session(), group="shutdown", exit_on_error=False)
 
-    async def _shutdown(self) -> None:
+    async def _shut_down_session(self) -> None:
         session = self.session
         runner = getattr(session, "extension_runner", None) if session is not None else None
         if runner is not None and hasattr(runner, "emit"):
@@ -307,11 +316,30 @@ class PiApp(App[int], inherit_bindings=False):
         for warning in self.startup_warnings + self.themes.diagnostics:
             self.show_warning(warning)
         self.run_worker(self.bridge.run, thread=True, group="agent", exit_on_error=False, name="agent")
+        self._watch_git_head()
+
+    def _watch_git_head(self) -> None:
+        from pi_app.tui.footer import git_head_file
+        from pi_app.tui.watch import FileWatcher
+
+        head = git_head_file(self.cwd)
+        if head is not None and head.exists():
+            self._git_watcher = FileWatcher(head, lambda _path: self.call_from_thread(self._branch_changed))
+
+    def _branch_changed(self) -> None:
+        from pi_app.tui.footer import git_branch
+
+        self.footer.state.branch = git_branch(self.cwd)
+        self.footer.repaint()
 
     def header_content(self) -> HeaderContent:
         from pi_app.tui.header import build_header
 
         return build_header(self)
+
+    def refresh_header(self) -> None:
+        """Rebuild the start-up header (after a setting or keybinding change)."""
+        self._add_header()
 
     def _add_header(self) -> None:
         block = StartupHeaderBlock(self.header_content())
@@ -325,8 +353,9 @@ class PiApp(App[int], inherit_bindings=False):
         transcript.append_block(block)
 
     def on_unmount(self) -> None:
-        if self._theme_watcher is not None:
-            self._theme_watcher.stop()
+        for watcher in (self._theme_watcher, self._git_watcher):
+            if watcher is not None:
+                watcher.stop()
         self.bridge.stop()
         self.terminal.detach()
 
@@ -345,7 +374,7 @@ class PiApp(App[int], inherit_bindings=False):
             self.show_warning(message.created.model_fallback_message)
         from pi_app.tui.history import render_session_history
 
-        messages = self._context_messages()
+        messages = self.context_messages()
         render_session_history(self, messages)
         for m in messages:
             if getattr(m, "role", None) == "user":
@@ -355,6 +384,15 @@ class PiApp(App[int], inherit_bindings=False):
         self.update_title()
         self.refresh_footer()
         self._send_initial_messages()
+        self.run_worker(self._fetch_models(), group="models", exit_on_error=False)
+
+    async def _fetch_models(self) -> None:
+        from pi_app.tui.actions import available_models
+
+        try:
+            await available_models(self)
+        except Exception:
+            pass
 
     def _apply_settings(self) -> None:
         settings = self.settings
@@ -402,7 +440,7 @@ class PiApp(App[int], inherit_bindings=False):
         from pi_app.tui.events import handle_session_event
 
         handle_session_event(self, message.event)
-        self.refresh_footer()
+        self.refresh_footer(usage=message.event.type != "message_update")
 
     def set_working(self, working: bool) -> None:
         self._working = working
@@ -416,17 +454,57 @@ class PiApp(App[int], inherit_bindings=False):
     def is_working(self) -> bool:
         return self._working
 
-    def refresh_footer(self) -> None:
+    @property
+    def is_compacting(self) -> bool:
+        return self._compacting is not None
+
+    def refresh_footer(self, *, usage: bool = True) -> None:
+        """Recompute the footer (every event; the usage sums only when ``usage``)."""
+        from pi_app.tui.footer import sum_usage
+
         session = self.session
         if session is None:
             return
-        self.footer.set_state(
-            model=session.model,
-            thinking_level=session.thinking_level,
-            messages=list(session.messages),
-            session_name=session.session_name,
-        )
+        state = self.footer.state
+        model = session.model
+        state.model_id = model.id if model is not None else None
+        state.provider = model.provider if model is not None else None
+        state.reasoning = bool(getattr(model, "reasoning", False))
+        state.thinking_level = session.thinking_level
+        state.session_name = session.session_name
+        state.show_provider = len({m.provider for m in self.known_models}) > 1
+        if usage:
+            state.usage = sum_usage(self._all_recorded_messages())
+            registry = getattr(session, "model_registry", None)
+            try:
+                state.subscription = bool(
+                    model is not None and registry is not None and registry.is_using_oauth(model)
+                )
+            except Exception:
+                state.subscription = False
+        state.context_window = getattr(model, "context_window", 0) or 0
+        try:
+            context = session.get_context_usage() if hasattr(session, "get_context_usage") else None
+        except Exception:
+            context = None
+        state.context_tokens = context.tokens if context is not None else 0
+        if context is not None:
+            state.context_window = context.context_window
+        if self.settings is not None and hasattr(self.settings, "get_compaction_enabled"):
+            state.auto_compact = bool(self.settings.get_compaction_enabled())
+        self.footer.repaint()
         self.editor.set_border_token(self.thinking_border_token())
+
+    def _all_recorded_messages(self) -> list[Any]:
+        """Every message in the session file, all branches (the footer's totals; R-FOOT-02)."""
+        manager = getattr(self.session, "session_manager", None)
+        try:
+            entries = manager.get_entries() if manager is not None else None
+        except Exception:
+            entries = None
+        if entries is None:
+            return list(self.session.messages)
+        return [entry.message for entry in entries if getattr(entry, "message", None) is not None]
 
     def thinking_border_token(self) -> str:
         session = self.session
@@ -522,6 +600,7 @@ class PiApp(App[int], inherit_bindings=False):
         self.transcript.invalidate_all()
         for editor in self.screen.query(PromptEditor):
             editor.set_theme(theme)
+        self.footer.set_theme_styles({name: theme.fg[name] for name in ("dim", "warning", "error")})
         self._watch_theme_file(theme)
 
     def switch_theme(self, name: str, *, persist: bool = True) -> str | None:
@@ -537,9 +616,39 @@ class PiApp(App[int], inherit_bindings=False):
                 return f"Theme applied but not saved: {exc}"
         return None
 
+    def reload_themes(self) -> None:
+        """Rediscover theme files and re-apply the current theme; a broken file keeps it (D-40)."""
+        name = self.themes.current.name
+        fresh = self._load_themes()
+        fresh.current = self.themes.current
+        self.themes = fresh
+        for problem in fresh.diagnostics:
+            self.show_warning(problem)
+        error = self.themes.activate(name)
+        if error is not None:
+            self.show_error(error)
+            return
+        self.apply_theme(self.themes.current)
+
+    def apply_keybindings(self) -> None:
+        """Hand the (re)loaded keybindings to every widget that shows or matches keys."""
+        for editor in self.screen.query(PromptEditor):
+            editor.keybindings = self.keybindings
+        self.pending.dequeue_hint = self.hint("app.message.dequeue")
+        self.transcript.expand_hint = self.hint("app.tools.expand")
+        self._add_header()
+
+    def extension_shortcuts_table(self) -> list[tuple[str, str]]:
+        from pi_app.tui.keybindings import display_key
+
+        return [
+            (description, display_key(key))
+            for key, (description, _) in sorted(self.extension_shortcuts.items())
+        ]
+
     def _watch_theme_file(self, theme: PiTheme) -> None:
         from pi_app.coding.resources.themes import BUILTIN_THEME_NAMES
-        from pi_app.tui.themes import ThemeWatcher
+        from pi_app.tui.watch import FileWatcher
 
         if self._theme_watcher is not None:
             if theme.source_path is not None and self._theme_watcher.path == theme.source_path.resolve():
@@ -549,7 +658,7 @@ class PiApp(App[int], inherit_bindings=False):
         if theme.source_path is None or theme.name in BUILTIN_THEME_NAMES:
             return
         name = theme.name
-        self._theme_watcher = ThemeWatcher(
+        self._theme_watcher = FileWatcher(
             theme.source_path, lambda _path: self.call_from_thread(self._theme_file_changed, name)
         )
 

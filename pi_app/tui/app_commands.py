@@ -1,19 +1,208 @@
-"""Built-in slash commands that belong to the app shell itself (spec 60 §3.9).
+"""Built-in slash commands of the app shell (spec 60 §3.9).
 
-Navigation commands (``/tree``, ``/fork``, ``/resume``, …) register from their own selector
-modules; see ``pi_app.tui.commands`` for the registry and what a handler may use on ``app``.
+Navigation commands (``/tree``, ``/fork``, ``/clone``, ``/resume``, ``/new``, ``/name``,
+``/session``) register from their own selector modules; see ``pi_app.tui.commands`` for the
+registry and what a handler may use on ``app``. ``/share`` is not built (a thin convenience the
+spec allows to skip; it needs the GitHub CLI and the network).
 """
 
 from __future__ import annotations
 
+from importlib import resources
 from typing import Any
 
+from pi_app.tui.blocks.info import InfoBlock
 from pi_app.tui.commands import CommandRegistry, SlashCommand
+from pi_app.tui.keybindings import ACTIONS
 
 
 def _quit(app: Any, args: str) -> None:
     app.shutdown()
 
 
+async def _model(app: Any, args: str) -> None:
+    from pi_app.tui.selectors.models import model_command
+
+    await model_command(app, args)
+
+
+async def _scoped_models(app: Any, args: str) -> None:
+    from pi_app.tui.selectors.scoped_models import open_scoped_models
+
+    await open_scoped_models(app)
+
+
+def _settings(app: Any, args: str) -> None:
+    from pi_app.tui.selectors.settings import open_settings
+
+    open_settings(app)
+
+
+async def _login(app: Any, args: str) -> None:
+    from pi_app.tui.selectors.login import open_login
+
+    await open_login(app)
+
+
+async def _logout(app: Any, args: str) -> None:
+    from pi_app.tui.selectors.login import open_logout
+
+    await open_logout(app)
+
+
+# -- /compact (R-CMD-15) --------------------------------------------------------------------------
+
+
+async def _compact(app: Any, args: str) -> None:
+    """Start a manual compaction; progress, the result and cancellation arrive as session events."""
+    session = app.session
+    if session is None:
+        app.show_status("Still starting up…")
+        return
+    messages = [m for m in app.context_messages() if getattr(m, "role", None) in ("user", "assistant")]
+    if len(messages) < 2:
+        app.show_warning("Nothing to compact (no messages yet)")
+        return
+    instructions = args.strip() or None
+    try:
+        await app.bridge.request(lambda s: s.compact(instructions))
+    except Exception as exc:
+        text = str(exc) or type(exc).__name__
+        if "cancel" not in text.lower() and "abort" not in text.lower():
+            app.show_error(f"Compaction failed: {text}")
+
+
+# -- /copy, /export (R-CMD-04, R-CMD-06) ----------------------------------------------------------
+
+
+async def _copy(app: Any, args: str) -> None:
+    import asyncio
+
+    from pi_app.tui.clipboard import copy_text_with_tool
+
+    text = None
+    if app.session is not None:
+        text = app.session.get_last_assistant_text()
+    if not text:
+        app.show_error("No agent messages to copy yet.")
+        return
+    app.copy_to_clipboard(text)
+    await asyncio.to_thread(copy_text_with_tool, text)
+    app.show_status("Copied last agent message to clipboard")
+
+
+async def _export(app: Any, args: str) -> None:
+    try:
+        from pi_app.coding import export_html
+    except ImportError:
+        app.show_error("Failed to export session: HTML export is not available in this version")
+        return
+    target = args.strip() or None
+    try:
+        path = await app.bridge.request(lambda s: export_html.export_session(s, target))
+    except Exception as exc:
+        app.show_error(f"Failed to export session: {exc}")
+        return
+    app.show_status(f"Session exported to: {path}")
+
+
+# -- /hotkeys, /changelog (R-CMD-09, R-CMD-10) ----------------------------------------------------
+
+_HOTKEY_GROUPS = ("Navigation", "Editing", "Other")
+
+
+def hotkeys_markdown(app: Any) -> str:
+    bindings = app.keybindings
+    parts: list[str] = []
+    for group in _HOTKEY_GROUPS:
+        rows = [
+            (a.description, bindings.display(a.id))
+            for a in ACTIONS
+            if a.group == group and bindings.keys(a.id)
+        ]
+        if group == "Editing":
+            rows += [("Run a shell command", "!cmd"), ("Run a shell command (no context)", "!!cmd")]
+        parts.append(
+            f"**{group}**\n\n| Action | Keys |\n|---|---|\n" + "\n".join(f"| {d} | {k} |" for d, k in rows)
+        )
+    shortcuts = app.extension_shortcuts_table()
+    if shortcuts:
+        parts.append(
+            "**Extensions**\n\n| Shortcut | Keys |\n|---|---|\n"
+            + "\n".join(f"| {d} | {k} |" for d, k in shortcuts)
+        )
+    return "\n\n".join(parts)
+
+
+def _hotkeys(app: Any, args: str) -> None:
+    app.transcript.append_block(InfoBlock(hotkeys_markdown(app)))
+
+
+def changelog_text() -> str:
+    try:
+        return resources.files("pi_app").joinpath("data/CHANGELOG.md").read_text(encoding="utf-8")
+    except OSError:
+        return "No changelog available."
+
+
+def _changelog(app: Any, args: str) -> None:
+    app.transcript.append_block(InfoBlock(changelog_text()))
+
+
+# -- /reload (R-CMD-17) ---------------------------------------------------------------------------
+
+
+async def _reload(app: Any, args: str) -> None:
+    from pi_app.tui.keybindings import Keybindings
+
+    if app.is_working or (app.session is not None and app.session.is_streaming):
+        app.show_warning("Wait for the current response to finish before reloading.")
+        return
+    if app.is_compacting:
+        app.show_warning("Wait for compaction to finish before reloading.")
+        return
+    session = app.session
+    try:
+        if session is not None and hasattr(session, "reload"):
+            await app.bridge.request(lambda s: s.reload())
+        elif session is not None and getattr(session, "resource_loader", None) is not None:
+            await app.bridge.request(lambda s: s.resource_loader.reload())
+    except Exception as exc:
+        app.show_error(f"Reload failed: {exc}")
+        return
+    app.keybindings = Keybindings.load(app.agent_dir / "keybindings.json")
+    for warning in app.keybindings.warnings:
+        app.show_warning(warning)
+    app.reload_themes()
+    app.apply_keybindings()
+    app.rebuild_transcript()
+    app.show_status("Reloaded keybindings, extensions, skills, prompts, themes")
+
+
+def _debug(app: Any, args: str) -> None:
+    from pi_app.tui.debug import write_debug_log
+
+    path = write_debug_log(app)
+    app.show_status(f"Debug log written to {path}")
+
+
 def register(registry: CommandRegistry) -> None:
+    registry.add(SlashCommand("settings", "Open settings menu", _settings))
+    registry.add(SlashCommand("model", "Select model (opens selector UI)", _model, argument_hint="[search]"))
+    registry.add(SlashCommand("scoped-models", "Enable/disable models for Ctrl+P cycling", _scoped_models))
+    registry.add(SlashCommand("export", "Export session to HTML file", _export, argument_hint="[file]"))
+    registry.add(SlashCommand("copy", "Copy last agent message to clipboard", _copy))
+    registry.add(SlashCommand("changelog", "Show changelog entries", _changelog))
+    registry.add(SlashCommand("hotkeys", "Show all keyboard shortcuts", _hotkeys))
+    registry.add(SlashCommand("login", "Login with OAuth provider", _login))
+    registry.add(SlashCommand("logout", "Logout from OAuth provider", _logout))
+    registry.add(
+        SlashCommand(
+            "compact", "Manually compact the session context", _compact, argument_hint="[instructions]"
+        )
+    )
+    registry.add(
+        SlashCommand("reload", "Reload keybindings, extensions, skills, prompts, and themes", _reload)
+    )
     registry.add(SlashCommand("quit", "Quit pi", _quit, aliases=("exit",)))
+    registry.add(SlashCommand("debug", "Write the debug log", _debug, hidden=True))

@@ -1,21 +1,36 @@
-"""The footer: working directory on line 1; token usage, cost, context use and model on line 2.
+"""The footer (R-FOOT-01…06): where you are, what it costs, which model.
 
-The numbers are formatted as pi does (R-FOOT-02..04): ``↑input ↓output R<cacheRead> W<cacheWrite>
-$cost`` (each only when non-zero), then ``<pct>%/<window>`` of the context window, and the model
-on the right, ``(provider) id``.
+Line 1 (dim): the working directory with ``~`` for home, `` (<git branch>)`` in a repository,
+`` • <session name>`` when named; cut with ``...`` to the width.
+Line 2: on the left ``↑input ↓output R<cacheRead> W<cacheWrite> $cost`` (each part only when not
+zero; ``(sub)`` after the cost for subscription logins) and the context figure
+``<pct>%/<window>`` (``?/<window>`` right after a compaction) with `` (auto)`` when
+auto-compaction is on, in warning colour above 70 % and error colour above 90 %; on the right the
+model id, `` • <thinking level>`` for reasoning models, prefixed ``(<provider>)`` when several
+providers have models. Line 3 (only when set): extension statuses sorted by key.
+
+``FooterState`` + ``footer_lines(state, width)`` are pure (tested without Textual); the widget
+only feeds them and repaints. The git branch comes from ``.git/HEAD`` (worktrees followed through
+the ``gitdir:`` file) and is re-read when that file changes (watchfiles).
 """
 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
+from rich.cells import cell_len
+from rich.style import Style
 from rich.text import Text
 from textual.widgets import Static
 
+from pi_app.tui.editor.segments import truncate_cells
+
 
 def format_tokens(count: float) -> str:
+    """R-FOOT-03: 999, 1.2k, 12k, 1.2M, 12M."""
     if count < 1000:
         return str(int(count))
     if count < 10_000:
@@ -34,106 +49,173 @@ def shorten_home(path: str) -> str:
     return path
 
 
+def git_head_file(cwd: str) -> Path | None:
+    """The HEAD file of the repository containing ``cwd`` (following a worktree's ``.git`` file)."""
+    current = Path(cwd).resolve()
+    for directory in (current, *current.parents):
+        dot_git = directory / ".git"
+        if dot_git.is_dir():
+            return dot_git / "HEAD"
+        if dot_git.is_file():
+            try:
+                content = dot_git.read_text(encoding="utf-8").strip()
+            except OSError:
+                return None
+            if content.startswith("gitdir:"):
+                target = Path(content[len("gitdir:") :].strip())
+                if not target.is_absolute():
+                    target = directory / target
+                return target / "HEAD"
+            return None
+    return None
+
+
+def git_branch(cwd: str) -> str | None:
+    """The current branch, ``detached`` for a detached HEAD, None outside a repository."""
+    head = git_head_file(cwd)
+    if head is None:
+        return None
+    try:
+        content = head.read_text(encoding="utf-8").strip()
+    except OSError:
+        return None
+    if content.startswith("ref:"):
+        return content.split("/", 2)[-1] if content.startswith("ref: refs/heads/") else content[4:].strip()
+    return "detached"
+
+
 @dataclass
-class FooterStats:
+class Usage:
     input: int = 0
     output: int = 0
     cache_read: int = 0
     cache_write: int = 0
     cost: float = 0.0
-    context_tokens: int = 0
 
 
-def collect_stats(messages: list[Any]) -> FooterStats:
-    stats = FooterStats()
-    last_usage = None
+def sum_usage(messages: list[Any]) -> Usage:
+    total = Usage()
     for message in messages:
         if getattr(message, "role", None) != "assistant":
             continue
         usage = message.usage
-        stats.input += usage.input
-        stats.output += usage.output
-        stats.cache_read += usage.cache_read
-        stats.cache_write += usage.cache_write
-        stats.cost += usage.cost.total
-        if message.stop_reason not in ("error", "aborted"):
-            last_usage = usage
-    if last_usage is not None:
-        stats.context_tokens = (
-            last_usage.input + last_usage.output + last_usage.cache_read + last_usage.cache_write
-        )
-    return stats
+        total.input += usage.input
+        total.output += usage.output
+        total.cache_read += usage.cache_read
+        total.cache_write += usage.cache_write
+        total.cost += usage.cost.total
+    return total
+
+
+@dataclass
+class FooterState:
+    cwd: str
+    branch: str | None = None
+    session_name: str | None = None
+    usage: Usage = field(default_factory=Usage)
+    subscription: bool = False
+    context_tokens: int | None = 0
+    context_window: int = 0
+    auto_compact: bool = True
+    model_id: str | None = None
+    provider: str | None = None
+    reasoning: bool = False
+    thinking_level: str = "off"
+    show_provider: bool = False
+    statuses: dict[str, str] = field(default_factory=dict)
+
+
+def _sanitize(text: str) -> str:
+    return " ".join(text.replace("\t", " ").replace("\n", " ").split())
+
+
+def footer_lines(state: FooterState, width: int, styles: dict[str, Style] | None = None) -> list[Text]:
+    styles = styles or {}
+    dim = styles.get("dim", Style(dim=True))
+    width = max(1, width)
+    line1 = shorten_home(state.cwd)
+    if state.branch:
+        line1 += f" ({state.branch})"
+    if state.session_name:
+        line1 += f" • {state.session_name}"
+    lines = [Text(truncate_cells(line1, width), dim)]
+
+    u = state.usage
+    parts = []
+    if u.input:
+        parts.append(f"↑{format_tokens(u.input)}")
+    if u.output:
+        parts.append(f"↓{format_tokens(u.output)}")
+    if u.cache_read:
+        parts.append(f"R{format_tokens(u.cache_read)}")
+    if u.cache_write:
+        parts.append(f"W{format_tokens(u.cache_write)}")
+    if u.cost or state.subscription:
+        parts.append(f"${u.cost:.3f}" + (" (sub)" if state.subscription else ""))
+    left = Text(" ".join(parts), dim)
+    if state.model_id is not None:
+        auto = " (auto)" if state.auto_compact else ""
+        window = format_tokens(state.context_window)
+        if state.context_tokens is None:
+            figure, pct = f"?/{window}{auto}", 0.0
+        else:
+            pct = state.context_tokens / state.context_window * 100 if state.context_window else 0.0
+            figure = f"{pct:.1f}%/{window}{auto}"
+        style = dim
+        if pct > 90:
+            style = styles.get("error", style)
+        elif pct > 70:
+            style = styles.get("warning", style)
+        if left.plain:
+            left.append(" ", dim)
+        left.append(figure, style)
+    if cell_len(left.plain) > width:
+        left = Text(truncate_cells(left.plain, width), dim)
+
+    right = state.model_id or "no-model"
+    if state.model_id and state.reasoning:
+        right += " • thinking off" if state.thinking_level == "off" else f" • {state.thinking_level}"
+    room = width - cell_len(left.plain) - 2
+    if state.show_provider and state.provider and cell_len(f"({state.provider}) {right}") <= room:
+        right = f"({state.provider}) {right}"
+    if room <= 0:
+        right = ""
+    elif cell_len(right) > room:
+        right = truncate_cells(right, room)
+    gap = max(2, width - cell_len(left.plain) - cell_len(right)) if right else 0
+    line2 = left.copy()
+    if right:
+        line2.append(" " * gap + right, dim)
+    lines.append(line2)
+
+    if state.statuses:
+        text = " ".join(_sanitize(state.statuses[key]) for key in sorted(state.statuses))
+        lines.append(Text(truncate_cells(text, width), dim))
+    return lines
 
 
 class Footer(Static):
     DEFAULT_CSS = """
-    Footer { height: 2; color: $text-muted; padding: 0 1; }
+    Footer { height: auto; padding: 0 0; }
     """
 
     def __init__(self, cwd: str, **kwargs: Any) -> None:
         super().__init__("", **kwargs)
-        self.cwd = cwd
-        self.model: Any = None
-        self.model_label = "no-model"
-        self.thinking_level: str | None = None
-        self.session_name: str | None = None
-        self.stats = FooterStats()
+        self.state = FooterState(cwd=cwd, branch=git_branch(cwd))
+        self.styles_map: dict[str, Style] = {}
 
     def on_mount(self) -> None:
-        self.refresh_footer()
+        self.repaint()
 
-    def set_state(
-        self, *, model: Any, thinking_level: str | None, messages: list[Any], session_name: str | None = None
-    ) -> None:
-        self.model = model
-        self.thinking_level = thinking_level
-        self.session_name = session_name
-        self.stats = collect_stats(messages)
-        self.refresh_footer()
+    def set_theme_styles(self, styles: dict[str, Style]) -> None:
+        self.styles_map = styles
+        self.repaint()
 
-    def left_text(self) -> str:
-        s = self.stats
-        parts = []
-        if s.input:
-            parts.append(f"↑{format_tokens(s.input)}")
-        if s.output:
-            parts.append(f"↓{format_tokens(s.output)}")
-        if s.cache_read:
-            parts.append(f"R{format_tokens(s.cache_read)}")
-        if s.cache_write:
-            parts.append(f"W{format_tokens(s.cache_write)}")
-        if s.cost:
-            parts.append(f"${s.cost:.3f}")
-        if self.model is not None:
-            window = self.model.context_window or 0
-            pct = (s.context_tokens / window * 100) if window else 0.0
-            parts.append(f"{pct:.1f}%/{format_tokens(window)} (auto)")
-        return " ".join(parts)
-
-    def right_text(self) -> str:
-        if self.model is None:
-            return "no-model"
-        text = f"({self.model.provider}) {self.model.id}"
-        if self.model.reasoning:
-            level = self.thinking_level or "off"
-            text += " • thinking off" if level == "off" else f" • {level}"
-        return text
-
-    def refresh_footer(self) -> None:
-        width = max(20, (self.size.width or 80) - 2)
-        line1 = shorten_home(self.cwd)
-        if self.session_name:
-            line1 += f" • {self.session_name}"
-        if len(line1) > width:
-            line1 = line1[: max(0, width - 3)] + "..."
-        left, right = self.left_text(), self.right_text()
-        gap = width - len(left) - len(right)
-        if gap < 2:
-            room = width - len(left) - 2
-            right = right[:room] if room > 0 else ""
-            gap = max(2, width - len(left) - len(right))
-        line2 = left + " " * gap + right
-        self.update(Text(f"{line1}\n{line2}"))
+    def repaint(self) -> None:
+        width = self.size.width or 80
+        lines = footer_lines(self.state, width, self.styles_map)
+        text = Text("\n").join(lines)
+        self.update(text)
 
     def on_resize(self) -> None:
-        self.refresh_footer()
+        self.repaint()

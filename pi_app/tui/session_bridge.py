@@ -50,6 +50,7 @@ class SessionBridge:
         self._factory = factory
         self._loop: asyncio.AbstractEventLoop | None = None
         self._ready = threading.Event()
+        self._stop_requested = threading.Event()
         self.session: Any = None
         self.created: Any = None
 
@@ -61,9 +62,15 @@ class SessionBridge:
         asyncio.set_event_loop(loop)
         self._loop = loop
         try:
-            loop.run_until_complete(self._start())
+            start = loop.create_task(self._start())
+            while not start.done() and not self._stop_requested.is_set():
+                try:
+                    loop.run_until_complete(start)
+                except RuntimeError:  # stop() landed while the session was being built
+                    pass
             self._ready.set()
-            loop.run_forever()
+            if not self._stop_requested.is_set():
+                loop.run_forever()
         finally:
             self._ready.set()
             try:
@@ -153,6 +160,11 @@ class SessionBridge:
             loop.call_soon_threadsafe(self.session.abort)
 
     def stop(self) -> None:
+        """End the agent thread (safe at any time, even while the session is still being built)."""
+        self._stop_requested.set()
         loop = self._loop
         if loop is not None and not loop.is_closed():
-            loop.call_soon_threadsafe(loop.stop)
+            try:
+                loop.call_soon_threadsafe(loop.stop)
+            except RuntimeError:  # closed meanwhile
+                pass

@@ -11,19 +11,17 @@ decision D-34); this module only turns a valid spec into what the app draws with
 * ``ThemeManager`` — the available themes (built-ins ``dark`` and ``light`` first, then the
   resource loader's themes or the user's theme directory; decision D-21), the active theme, and
   ``activate(name)``, which never replaces the active theme with one that fails to load: it returns
-  the error text instead (decision D-40). ``ThemeWatcher`` reports changes to the active custom
-  theme's file (watchfiles, 100 ms debounce) so the app can re-read it (R-THEME-04).
+  the error text instead (decision D-40). The app re-reads the active custom theme's file when
+  ``watch.FileWatcher`` reports a change (R-THEME-04).
 """
 
 from __future__ import annotations
 
 import itertools
-import threading
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Any
 
 from rich.color import Color as RichColor
 from rich.style import Style
@@ -243,36 +241,3 @@ def discover_user_themes(directory: Path) -> tuple[list[ThemeSpec], list[str]]:
         except ThemeError as exc:
             problems.append(str(exc).splitlines()[0] + f" ({path})")
     return specs, problems
-
-
-class ThemeWatcher:
-    """Calls ``on_change(path)`` (from its own thread) when ``path`` changes; ``stop()`` ends it."""
-
-    def __init__(self, path: Path, on_change: Callable[[Path], Any], debounce_ms: int = 100) -> None:
-        self.path = path.resolve()
-        self._on_change = on_change
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, args=(debounce_ms,), daemon=True, name="pi-theme")
-        self._thread.start()
-
-    def _run(self, debounce_ms: int) -> None:
-        try:
-            from watchfiles import watch
-        except ImportError:  # pragma: no cover - watchfiles is a dependency
-            return
-        directory = self.path.parent
-        if not directory.is_dir():
-            return
-        for changes in watch(
-            directory,
-            debounce=debounce_ms,
-            step=50,
-            stop_event=self._stop,
-            rust_timeout=200,
-            yield_on_timeout=False,
-        ):
-            if any(Path(changed).resolve() == self.path for _, changed in changes):
-                self._on_change(self.path)
-
-    def stop(self) -> None:
-        self._stop.set()

@@ -1,10 +1,9 @@
 """User shell commands typed as ``!cmd`` (output goes into the context) or ``!!cmd`` (it does not).
 
-R-INT-03: the command runs on the agent loop (``execute_bash`` of the session when it has one,
-else the coding layer's ``execute_user_bash``), its output streams into a ``UserBashBlock``, and
-the result is recorded as a ``bashExecution`` message for the next prompt. While the agent is
-streaming the block waits in the pending area's place at the end of the transcript, which is
-where pi shows it too. Only one user command runs at a time; Escape cancels it.
+R-INT-03: the command runs on the agent loop through ``AgentSession.execute_bash``, which records
+the result as a ``bashExecution`` message for the next prompt (held back while the agent streams);
+the output streams into a ``UserBashBlock`` at the end of the transcript. Only one user command
+runs at a time; Escape cancels it.
 """
 
 from __future__ import annotations
@@ -26,12 +25,9 @@ class UserBashRun:
             expand_hint=app.hint("app.tools.expand"),
             cancel_hint=app.hint("app.interrupt"),
         )
-        self._controller: Any = None
 
     def abort(self) -> None:
-        controller = self._controller
-        if controller is not None:
-            self.app.bridge.call_soon(lambda _s: controller.abort())
+        self.app.bridge.call_soon(lambda s: s.abort_bash())
 
     def _chunk(self, text: str) -> None:
         """Called on the agent loop: hop to the UI thread."""
@@ -63,42 +59,9 @@ class UserBashRun:
             self.running = False
 
     async def _execute(self, session: Any) -> Any:
-        from pi_app.ai.event_stream import AbortController
-
-        self._controller = controller = AbortController()
-        if hasattr(session, "execute_bash"):
-            return await session.execute_bash(
-                self.command,
-                on_chunk=self._chunk,
-                signal=controller.signal,
-                exclude_from_context=self.exclude,
-            )
-        from pi_app.ai.types import now_ms
-        from pi_app.coding.messages import BashExecutionMessage
-        from pi_app.coding.tools.bash import execute_user_bash
-
-        settings = session.settings_manager
-        result = await execute_user_bash(
-            self.command,
-            session.cwd,
-            self._chunk,
-            controller.signal,
-            shell_path=settings.get_shell_path(),
-            command_prefix=settings.get_shell_command_prefix(),
+        return await session.execute_bash(
+            self.command, exclude_from_context=self.exclude, on_chunk=self._chunk
         )
-        message = BashExecutionMessage(
-            command=result.command,
-            output=result.output,
-            exit_code=result.exit_code,
-            cancelled=result.cancelled,
-            truncated=result.truncated,
-            full_output_path=result.full_output_path,
-            exclude_from_context=self.exclude or None,
-            timestamp=now_ms(),
-        )
-        session.agent.state.messages.append(message)
-        session.session_manager.append_message(message)
-        return result
 
 
 def run_user_bash(app: Any, text: str) -> None:

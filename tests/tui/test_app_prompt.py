@@ -40,7 +40,7 @@ async def test_typed_prompt_streams_answer_into_transcript(tmp_path) -> None:
         # The model saw the prompt; the footer shows the model and the token usage.
         assert provider.calls[0].context.messages[-1].content[0].text == "hello"
         footer = str(app.footer.render())
-        assert "(fake) fake-model" in footer and "↑" in footer
+        assert "fake-model" in footer and "↑" in footer
 
 
 async def test_without_a_model_the_app_explains_how_to_configure_one(tmp_path) -> None:

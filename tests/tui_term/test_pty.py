@@ -36,9 +36,13 @@ def start(tmp_path: Path, *args: str, size: tuple[int, int] = (60, 20), **kwargs
 
 
 def caret_cell(term: PtyTerminal) -> tuple[int, int]:
-    """The cell drawn in the caret colour: the one background that occurs exactly once on screen."""
+    """The caret cell: the one reverse-video cell (R-IME-01), else the one unique background."""
     buffer = term.screen.buffer
     cells = [(x, y) for y in range(term.rows) for x in range(term.cols)]
+    reversed_cells = [(x, y) for x, y in cells if buffer[y][x].reverse]
+    if reversed_cells:
+        assert len(reversed_cells) == 1, f"expected one caret cell, found {reversed_cells}"
+        return reversed_cells[0]
     counts = Counter(buffer[y][x].bg for x, y in cells)
     unique = [(x, y) for x, y in cells if counts[buffer[y][x].bg] == 1]
     assert len(unique) == 1, f"expected one caret cell, found {unique}"
@@ -54,7 +58,7 @@ def test_hardware_cursor_follows_the_caret_through_cjk_and_wrapping(tmp_path: Pa
         term.settle()
         assert term.cursor == caret_cell(term)
         start_x = term.cursor[0]
-        assert start_x == 1 + 8  # padding + four double-width characters
+        assert start_x == 8  # four double-width characters (editorPaddingX is 0 by default)
         term.type(" hello world" * 6)  # wraps onto a second row; the editor grows
         term.wait_for(lambda: term.text().count("hello world") == 6)
         term.settle()

@@ -50,7 +50,9 @@ class StartupHeaderBlock(Block):
         key_style = fg(theme, "dim")
         text_style = fg(theme, "muted")
         out = Text()
-        out.append(c.version_line, fg(theme, "accent") + Style(bold=True))
+        name, _, version = c.version_line.partition(" ")
+        out.append(name, fg(theme, "accent") + Style(bold=True))
+        out.append(f" {version}" if version else "", key_style)
         if c.quiet:
             for notice in c.notices:
                 out.append("\n" + notice, text_style)

@@ -219,7 +219,8 @@ class PromptEditor(Widget, can_focus=True):
         if key == self._built_for:
             return self._strips
         self._built_for = key
-        self._strips = self._render_strips(width)
+        base = self.rich_style
+        self._strips = [strip.apply_style(base) for strip in self._render_strips(width)]
         return self._strips
 
     def _render_strips(self, width: int) -> list[Strip]:

@@ -171,7 +171,8 @@ class SelectList(Widget, can_focus=True):
         key = (width, self._version, self.pi_theme.version, self.pi_theme.name)
         if key != self._built_for:
             self._built_for = key
-            self._strips = self._render_strips(width)
+            base = self.rich_style
+            self._strips = [strip.apply_style(base) for strip in self._render_strips(width)]
         return self._strips
 
     def _line(self, text: str, style: Style, width: int) -> Strip:

@@ -1,0 +1,312 @@
+"""``/settings``: every interactive setting with its value; Enter or Space cycles it (R-SEL-06).
+
+Changes apply at once and are saved to ``settings.json`` through the ``SettingsManager``. The theme
+row opens a theme list where moving the selection previews the theme live; Enter keeps it, Escape
+goes back to the theme that was active. A theme that fails to load shows
+``Failed to load theme "<name>": …`` and the current theme stays (decision D-40).
+
+``settings_rows(app)`` is the headless part: label, current value, the values to cycle through,
+and how to apply one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from pi_app.tui.keys import KeyPress
+from pi_app.tui.selectors.select_list import SelectItem, SelectList
+
+TRANSPORTS = ("sse", "websocket", "auto")
+QUEUE_MODES = ("one-at-a-time", "all")
+DOUBLE_ESCAPE = ("tree", "fork", "none")
+TREE_FILTERS = ("default", "no-tools", "user-only", "labeled-only", "all")
+PADDING = (0, 1, 2, 3)
+MAX_ITEMS = (3, 5, 7, 10, 15, 20)
+BOOLS = (True, False)
+
+
+@dataclass
+class SettingRow:
+    key: str
+    label: str
+    get: Callable[[], Any]
+    values: Callable[[], list[Any]]
+    apply: Callable[[Any], str | None]
+    """Apply and save a value; returns an error text or None."""
+    opens_list: bool = False
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def settings_rows(app: Any) -> list[SettingRow]:
+    s = app.settings
+
+    def saver(
+        setter: Callable[[Any], None], after: Callable[[Any], None] | None = None
+    ) -> Callable[[Any], str | None]:
+        def apply(value: Any) -> str | None:
+            try:
+                setter(value)
+            except Exception as exc:
+                return f"Could not save the setting: {exc}"
+            if after is not None:
+                after(value)
+            return None
+
+        return apply
+
+    def thinking_levels() -> list[str]:
+        from pi_app.ai.thinking import supported_thinking_levels
+
+        model = app.session.model if app.session is not None else None
+        return supported_thinking_levels(model) if model is not None else ["off"]
+
+    def set_thinking(level: str) -> str | None:
+        app.bridge.call_soon(lambda session: session.set_thinking_level(level))
+        return None
+
+    def set_hide_thinking(hide: bool) -> None:
+        app.transcript.set_hide_thinking(hide)
+
+    def set_padding(value: int) -> None:
+        app.editor.padding_x = value
+        app.editor.refresh(layout=True)
+
+    def set_max_items(value: int) -> None:
+        app.editor.max_visible_items = value
+
+    def set_show_images(value: bool) -> None:
+        app.terminal.show_images = value
+        renderer = getattr(app.terminal, "renderer", None)
+        if renderer is not None:
+            renderer.set_mode(app.terminal.image_mode())
+        app.transcript.invalidate_all()
+
+    def set_quiet(value: bool) -> None:
+        app.refresh_header()
+
+    def set_auto_compact(value: bool) -> None:
+        app.bridge.call_soon(lambda session: session.set_auto_compaction_enabled(value))
+        app.refresh_footer()
+
+    def theme_value() -> str:
+        return app.themes.current.name
+
+    return [
+        SettingRow(
+            "autoCompact",
+            "Auto-compact",
+            s.get_compaction_enabled,
+            lambda: list(BOOLS),
+            saver(lambda v: None, set_auto_compact),
+        ),
+        SettingRow(
+            "steeringMode",
+            "Steering mode",
+            s.get_steering_mode,
+            lambda: list(QUEUE_MODES),
+            saver(s.set_steering_mode),
+        ),
+        SettingRow(
+            "followUpMode",
+            "Follow-up mode",
+            s.get_follow_up_mode,
+            lambda: list(QUEUE_MODES),
+            saver(s.set_follow_up_mode),
+        ),
+        SettingRow(
+            "transport", "Transport", s.get_transport, lambda: list(TRANSPORTS), saver(s.set_transport)
+        ),
+        SettingRow(
+            "hideThinkingBlock",
+            "Hide thinking",
+            s.get_hide_thinking_block,
+            lambda: list(BOOLS),
+            saver(s.set_hide_thinking_block, set_hide_thinking),
+        ),
+        SettingRow(
+            "collapseChangelog",
+            "Collapse changelog",
+            s.get_collapse_changelog,
+            lambda: list(BOOLS),
+            saver(s.set_collapse_changelog),
+        ),
+        SettingRow(
+            "quietStartup",
+            "Quiet startup",
+            s.get_quiet_startup,
+            lambda: list(BOOLS),
+            saver(s.set_quiet_startup, set_quiet),
+        ),
+        SettingRow(
+            "doubleEscapeAction",
+            "Double-escape action",
+            s.get_double_escape_action,
+            lambda: list(DOUBLE_ESCAPE),
+            saver(s.set_double_escape_action),
+        ),
+        SettingRow(
+            "treeFilterMode",
+            "Tree filter mode",
+            s.get_tree_filter_mode,
+            lambda: list(TREE_FILTERS),
+            saver(s.set_tree_filter_mode),
+        ),
+        SettingRow(
+            "thinkingLevel",
+            "Thinking level",
+            lambda: app.session.thinking_level if app.session is not None else "off",
+            thinking_levels,
+            set_thinking,
+        ),
+        SettingRow(
+            "theme", "Theme", theme_value, lambda: app.themes.names(), lambda v: None, opens_list=True
+        ),
+        SettingRow(
+            "showImages",
+            "Show images",
+            s.get_show_images,
+            lambda: list(BOOLS),
+            saver(s.set_show_images, set_show_images),
+        ),
+        SettingRow(
+            "autoResizeImages",
+            "Auto-resize images",
+            s.get_image_auto_resize,
+            lambda: list(BOOLS),
+            saver(s.set_image_auto_resize),
+        ),
+        SettingRow(
+            "blockImages", "Block images", s.get_block_images, lambda: list(BOOLS), saver(s.set_block_images)
+        ),
+        SettingRow(
+            "enableSkillCommands",
+            "Skill commands",
+            s.get_enable_skill_commands,
+            lambda: list(BOOLS),
+            saver(s.set_enable_skill_commands),
+        ),
+        SettingRow(
+            "showHardwareCursor",
+            "Show hardware cursor",
+            lambda: bool(s.get_show_hardware_cursor()),
+            lambda: list(BOOLS),
+            saver(s.set_show_hardware_cursor),
+        ),
+        SettingRow(
+            "editorPaddingX",
+            "Editor padding",
+            s.get_editor_padding_x,
+            lambda: list(PADDING),
+            saver(s.set_editor_padding_x, set_padding),
+        ),
+        SettingRow(
+            "autocompleteMaxVisible",
+            "Autocomplete max items",
+            s.get_autocomplete_max_visible,
+            lambda: list(MAX_ITEMS),
+            saver(s.set_autocomplete_max_visible, set_max_items),
+        ),
+    ]
+
+
+def next_value(values: list[Any], current: Any) -> Any:
+    if not values:
+        return current
+    return values[(values.index(current) + 1) % len(values)] if current in values else values[0]
+
+
+class SettingsList(SelectList):
+    """The settings list: Space cycles like Enter (the search ignores spaces)."""
+
+    def handle_key(self, press: KeyPress) -> None:
+        if press.key_id == "space":
+            item = self.model.current()
+            if item is not None and self.on_select is not None:
+                self.on_select(item)
+            return
+        super().handle_key(press)
+
+
+def open_settings(app: Any) -> None:
+    if app.settings is None:
+        app.show_status("Still starting up…")
+        return
+    rows = {row.key: row for row in settings_rows(app)}
+
+    def items() -> list[SelectItem]:
+        return [
+            SelectItem(row.key, row.label, _text(row.get()), search_text=row.label) for row in rows.values()
+        ]
+
+    def choose(item: SelectItem) -> None:
+        row = rows[item.value]
+        if row.opens_list:
+            open_theme_list(app, back=lambda: open_settings(app))
+            return
+        value = next_value(row.values(), row.get())
+        error = row.apply(value)
+        if error:
+            app.show_error(error)
+        selector.set_items(items(), keep=item.value)
+
+    selector = SettingsList(
+        items(),
+        title="Settings",
+        keybindings=app.keybindings,
+        theme=app.themes.current,
+        hint="enter/space change · type to search · esc close",
+        max_visible=12,
+        on_select=choose,
+        on_cancel=app.restore_editor,
+        id="settings-selector",
+    )
+    app.show_in_editor_slot(selector)
+
+
+def open_theme_list(app: Any, back: Callable[[], None] | None = None) -> None:
+    """Pick a theme with live preview; Escape restores the theme that was active."""
+    original = app.themes.current
+
+    def preview(item: SelectItem) -> None:
+        error = app.themes.activate(item.value)
+        if error is None:
+            app.apply_theme(app.themes.current)
+            selector.pi_theme = app.themes.current
+            selector.notice = None
+        else:
+            selector.notice = error.splitlines()[0]
+
+    def choose(item: SelectItem) -> None:
+        error = app.switch_theme(item.value)
+        if error is not None:
+            app.apply_theme(original)
+            app.show_error(error)
+        else:
+            app.show_status(f"Theme: {item.value}")
+        (back or app.restore_editor)()
+
+    def cancel() -> None:
+        app.apply_theme(original)
+        (back or app.restore_editor)()
+
+    names = app.themes.names()
+    selector = SelectList(
+        [SelectItem(name, name, marker="✓ " if name == original.name else "  ") for name in names],
+        title="Theme",
+        keybindings=app.keybindings,
+        theme=app.themes.current,
+        hint="enter select · esc back",
+        on_select=choose,
+        on_cancel=cancel,
+        on_highlight=preview,
+        id="theme-selector",
+    )
+    selector.model.select_value(original.name)
+    app.show_in_editor_slot(selector)
