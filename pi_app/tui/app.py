@@ -215,28 +215,39 @@ class PiApp(App[int], inherit_bindings=False):
     # -- widget access --------------------------------------------------------------------------
 
     @property
+    def main_screen(self) -> MainScreen | None:
+        stack = self._screen_stacks.get(self._current_mode) or []
+        return stack[0] if stack and isinstance(stack[0], MainScreen) else None
+
+    def _query(self, selector: Any, kind: Any = None) -> Any:
+        screen = self.main_screen
+        if screen is None:
+            raise RuntimeError("the main screen is not mounted")
+        return screen.query_one(selector, kind) if kind is not None else screen.query_one(selector)
+
+    @property
     def transcript(self) -> Transcript:
-        return self.screen.query_one(Transcript)
+        return self._query(Transcript)
 
     @property
     def editor(self) -> PromptEditor:
-        return self.screen.query_one("#editor", PromptEditor)
+        return self._query("#editor", PromptEditor)
 
     @property
     def footer(self) -> Footer:
-        return self.screen.query_one(Footer)
+        return self._query(Footer)
 
     @property
     def status_line(self) -> StatusLine:
-        return self.screen.query_one(StatusLine)
+        return self._query(StatusLine)
 
     @property
     def pending(self) -> PendingArea:
-        return self.screen.query_one(PendingArea)
+        return self._query(PendingArea)
 
     @property
     def editor_slot(self) -> EditorSlot:
-        return self.screen.query_one(EditorSlot)
+        return self._query(EditorSlot)
 
     # -- the API command handlers and selectors use ---------------------------------------------
 
@@ -361,6 +372,8 @@ class PiApp(App[int], inherit_bindings=False):
 
     @on(SessionReady)
     def _session_ready(self, message: SessionReady) -> None:
+        if not self.has_screen:
+            return
         if message.created is None:
             self.show_error(message.error or "could not start the session")
             return
@@ -431,13 +444,23 @@ class PiApp(App[int], inherit_bindings=False):
 
     # -- session events -------------------------------------------------------------------------
 
+    @property
+    def has_screen(self) -> bool:
+        """False while starting or after the screens were closed (late messages are dropped)."""
+        return self.main_screen is not None
+
     @on(SessionCallFailed)
     def _call_failed(self, message: SessionCallFailed) -> None:
+        if not self.has_screen:
+            return
         self.show_error(message.error)
 
     @on(SessionEvent)
     def _session_event(self, message: SessionEvent) -> None:
         from pi_app.tui.events import handle_session_event
+
+        if not self.has_screen:
+            return
 
         handle_session_event(self, message.event)
         self.refresh_footer(usage=message.event.type != "message_update")
@@ -598,7 +621,7 @@ class PiApp(App[int], inherit_bindings=False):
         self._register_theme(theme)
         self.transcript.set_render_theme(theme)
         self.transcript.invalidate_all()
-        for editor in self.screen.query(PromptEditor):
+        for editor in self.main_screen.query(PromptEditor) if self.main_screen else []:
             editor.set_theme(theme)
         self.footer.set_theme_styles({name: theme.fg[name] for name in ("dim", "warning", "error")})
         self._watch_theme_file(theme)
@@ -632,7 +655,7 @@ class PiApp(App[int], inherit_bindings=False):
 
     def apply_keybindings(self) -> None:
         """Hand the (re)loaded keybindings to every widget that shows or matches keys."""
-        for editor in self.screen.query(PromptEditor):
+        for editor in self.main_screen.query(PromptEditor) if self.main_screen else []:
             editor.keybindings = self.keybindings
         self.pending.dequeue_hint = self.hint("app.message.dequeue")
         self.transcript.expand_hint = self.hint("app.tools.expand")

@@ -258,8 +258,9 @@ async def test_ctrl_c_copies_a_transcript_selection_in_the_app(tmp_path) -> None
     async with app.run_test(size=(80, 20)) as pilot:
         await pilot.pause()
         app.editor.insert("draft")
+        row = next(i for i, line in enumerate(app.transcript.plain_lines()) if line.startswith(" pi v"))
         app.screen.selections = {
-            app.transcript: Selection(Offset(1, 0), Offset(1 + len(f"pi v{__version__}"), 0))
+            app.transcript: Selection(Offset(1, row), Offset(1 + len(f"pi v{__version__}"), row))
         }
         await pilot.press("ctrl+c")
         assert app.clipboard == f"pi v{__version__}"
