@@ -138,6 +138,10 @@ class PromptEditor(Widget, can_focus=True):
     def text(self) -> str:
         return self.buffer.get_text()
 
+    @text.setter
+    def text(self, value: str) -> None:
+        self.set_text(value)
+
     def expanded_text(self) -> str:
         return self.buffer.get_expanded_text()
 
