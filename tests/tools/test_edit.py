@@ -255,3 +255,17 @@ async def test_compute_edits_diff_preview(cwd):
     assert failed["error"].startswith("Could not find the exact text in p.txt.")
     missing = await compute_edits_diff("gone.txt", [{"oldText": "a", "newText": "b"}], cwd)
     assert missing == {"error": "Could not edit file: gone.txt. Error code: ENOENT."}
+
+
+async def test_not_found_names_the_closest_region(cwd):
+    put(cwd, "f.py", "import os\n\ndef foo(a, b):\n    return a + b\n")
+    with pytest.raises(Exception) as info:
+        await edit(cwd, "f.py", ("def foo(a,b):\n    return a+b", "x"))
+    first, *hint = str(info.value).split("\n")
+    assert first == (
+        "Could not find the exact text in f.py. The old text must match exactly including all whitespace and newlines."
+    )
+    assert hint == ["Closest match is around line 3:", "3: def foo(a, b):", "4:     return a + b"]
+    with pytest.raises(Exception) as info:
+        await edit(cwd, "f.py", ("zzzzqqqq", "x"))
+    assert "\n" not in str(info.value)  # nothing similar: no hint

@@ -107,6 +107,45 @@ class _Match:
     new_text: str
 
 
+class _NotFound(Exception):
+    def __init__(self, index: int) -> None:
+        super().__init__(index)
+        self.index = index
+
+
+_HINT_MAX_FILE_LINES = 50_000
+_HINT_MAX_SHOWN = 6
+_HINT_MIN_SIMILARITY = 0.6
+
+
+def closest_match_hint(content: str, old_text: str) -> str:
+    """``Closest match is around line N:`` plus a few numbered lines of the file, or "" (R-EDIT-12).
+
+    Compares the first non-blank line of ``old_text`` with every line (whitespace-insensitive at
+    the ends); skipped for very large files so a failing call stays cheap.
+    """
+    needle = next((line.strip() for line in old_text.split("\n") if line.strip()), "")
+    lines = content.split("\n")
+    if not needle or len(lines) > _HINT_MAX_FILE_LINES:
+        return ""
+    matcher = difflib.SequenceMatcher(autojunk=False)
+    matcher.set_seq2(needle)
+    best, best_ratio = -1, _HINT_MIN_SIMILARITY
+    for number, line in enumerate(lines):
+        matcher.set_seq1(line.strip())
+        if matcher.real_quick_ratio() > best_ratio and matcher.quick_ratio() > best_ratio:
+            ratio = matcher.ratio()
+            if ratio > best_ratio:
+                best, best_ratio = number, ratio
+    if best < 0:
+        return ""
+    wanted = max(1, min(_HINT_MAX_SHOWN, old_text.strip("\n").count("\n") + 1))
+    shown = lines[best : best + wanted]
+    width = len(str(best + len(shown)))
+    body = "\n".join(f"{best + 1 + k:>{width}}: {text}" for k, text in enumerate(shown))
+    return f"\nClosest match is around line {best + 1}:\n{body}"
+
+
 def _not_found(path: str, index: int, single: bool) -> EditError:
     if single:
         return EditError(
@@ -144,7 +183,7 @@ def _locate(base: str, normalized_base: str, edits: list[Edit], path: str) -> li
             start, length = found.index, found.length
             occurrences = _count(normalized_base, normalize_for_fuzzy_match(edit.old_text))
         if start < 0:
-            raise _not_found(path, i, single)
+            raise _NotFound(i)
         if occurrences > 1:
             raise _duplicate(path, i, occurrences, single)
         matches.append(_Match(i, start, length, edit.new_text))
@@ -214,7 +253,11 @@ def apply_edits_to_normalized_content(content: str, edits: Sequence[Edit], path:
     needs_fuzzy = any(content.find(e.old_text) < 0 and not _only_whitespace(e.old_text) for e in edits)
     normalized = normalize_for_fuzzy_match(content)
     base = normalized if needs_fuzzy else content
-    matches = _locate(base, normalized, edits, path)
+    try:
+        matches = _locate(base, normalized, edits, path)
+    except _NotFound as missing:
+        message = str(_not_found(path, missing.index, single))
+        raise EditError(message + closest_match_hint(content, edits[missing.index].old_text)) from None
     new_content = _apply_fuzzy(content, base, matches) if needs_fuzzy else _replace_all(content, matches)
 
     if new_content == content:
