@@ -15,7 +15,7 @@ from pi_app.ai import codec
 from pi_app.ai.testing import fake_model, fake_provider, text, tool_call
 from pi_app.ai.types import TextContent
 
-FIXTURE = Path("/work/shared/fixtures/pi-reference/json-bash_ls-0.73.1.jsonl")
+FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "pi-reference" / "json-bash_ls-0.73.1.jsonl"
 
 
 def _normalise(value: Any) -> Any:
@@ -58,7 +58,6 @@ def provider():
     return fake_provider(models=[fake_model(api="openai-completions")])
 
 
-@pytest.mark.skipif(not FIXTURE.exists(), reason="reference fixtures not available")
 async def test_event_stream_matches_pi_reference(harness):
     ours = [e for e in await _bash_ls_run(harness) if e["type"] != "message_update"]
     reference = [

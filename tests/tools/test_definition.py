@@ -24,7 +24,9 @@ from pi_app.coding.tools import (
     wrap_tool_definition,
 )
 
-FIXTURE = Path("/work/shared/fixtures/pi-reference/requests-bash_ls-openai-0.73.1.jsonl")
+FIXTURE = (
+    Path(__file__).resolve().parents[1] / "fixtures" / "pi-reference" / "requests-bash_ls-openai-0.73.1.jsonl"
+)
 
 
 def _shape(schema: dict) -> dict:
@@ -34,7 +36,6 @@ def _shape(schema: dict) -> dict:
     return {k: _shape(v) for k, v in schema.items() if k not in ("description", "title")}
 
 
-@pytest.mark.skipif(not FIXTURE.exists(), reason="pi reference fixtures not available")
 def test_schemas_match_pi_0_73_1(cwd):
     body = json.loads(FIXTURE.read_text().splitlines()[0])
     reference = {t["function"]["name"]: t["function"]["parameters"] for t in body["tools"]}
@@ -117,3 +118,28 @@ def test_edit_arguments_through_prepare_and_validation():
     assert validate_tool_arguments(edit, as_string)["edits"] == [{"oldText": "o", "newText": "n"}]
     read = create_tool("read", "/x")
     assert validate_tool_arguments(read, {"path": "a", "offset": "5"}) == {"path": "a", "offset": 5}
+
+
+async def test_constrained_sampling_hint_reaches_the_llm_tool():
+    """A definition's constrained-sampling hint is what the model receives with the tool; False sends none."""
+    from pi_app.agent import Agent
+    from pi_app.ai.testing import fake_provider, text
+    from pi_app.coding.tools import ToolDefinition
+
+    async def execute(tool_call_id, params, signal, on_update, ctx):
+        return AgentToolResult()
+
+    schema = {"type": "object", "properties": {}}
+    hinted = ToolDefinition("t", "t", "d", schema, execute, constrained_sampling={"strict": True})
+    off = ToolDefinition("u", "u", "d", schema, execute, constrained_sampling=False)
+    provider = fake_provider(script=[[text("ok")]])
+    agent = Agent(
+        stream_fn=provider.stream_simple,
+        initial_state={
+            "model": provider.get_models()[0],
+            "tools": [wrap_tool_definition(hinted), wrap_tool_definition(off)],
+        },
+    )
+    await agent.prompt("hi")
+    sent = provider.calls[0].context.tools
+    assert [(t.name, t.constrained_sampling) for t in sent] == [("t", {"strict": True}), ("u", None)]

@@ -122,6 +122,8 @@ class DefinitionAgentTool:
         self.parameters = definition.parameters
         self.prepare_arguments = definition.prepare_arguments
         self.execution_mode = definition.execution_mode
+        # ``False`` (explicitly off) and None both mean "no hint" on the wire.
+        self.constrained_sampling = definition.constrained_sampling or None
         self._get_ctx = get_ctx
 
     async def execute(
