@@ -201,3 +201,16 @@ async def test_rpc_events_equal_sdk_events_for_the_same_scripted_run(cwd: str) -
 
     assert shape(rpc) == shape(seen)
     assert [e.get("toolName") for e in rpc] == [e.get("toolName") for e in seen]
+
+
+async def test_an_internal_error_ends_with_one_error_line_and_status_1(cwd: str) -> None:
+    h = await make_harness(cwd)
+
+    def broken(record: bytes) -> None:
+        raise RuntimeError("dispatch exploded")
+
+    h.server.dispatch = broken  # type: ignore[method-assign]
+    h.send({"id": "x", "type": "get_state"})
+    assert await asyncio.wait_for(h.task, 10) == 1
+    last = h.lines()[-1]
+    assert last["success"] is False and last["error"] == "Internal error: dispatch exploded"

@@ -81,8 +81,12 @@ class RpcServer:
             interrupted = stop.is_set()
             reader.cancel()
             stopper.cancel()
-        await self.shutdown(interrupted=interrupted)
-        return 0
+        failure = reader.exception() if reader.done() and not reader.cancelled() else None
+        if failure is not None:  # an internal error, not the client's: one last line, then exit 1
+            log.error("RPC input loop failed", exc_info=failure)
+            self.send(p.failure("internal", None, f"Internal error: {failure}"))
+        await self.shutdown(interrupted=interrupted or failure is not None)
+        return 1 if failure is not None else 0
 
     async def _read_all(self, records: AsyncIterator[bytes]) -> None:
         async for record in records:
