@@ -17,6 +17,11 @@ decision runs between phase A (CLI + global extensions, imported first so their 
 handlers can vote) and phase B (project extensions). Context files are never gated.
 
 Nothing here raises for content problems (R-RES-04): every problem is a diagnostic of its kind.
+
+Decision (D-32, the no-network-at-start-up rule): packages listed in settings are not installed by
+``reload()`` unless ``install_missing_packages=True`` is passed; a missing one is a warning naming
+``pi install``. Package sources given with ``-e`` are fetched (and unpinned git ones pulled) for the
+run unless offline. Resolving npm packages never spawns npm.
 """
 
 from __future__ import annotations
@@ -255,7 +260,7 @@ class ResourceLoader:
         system_prompt: str | None = None,
         append_system_prompt: str | None = None,
         offline: bool = False,
-        install_missing_packages: bool = True,
+        install_missing_packages: bool = False,
         on_missing_package: Callable[[str], str] | None = None,
         package_progress: Callable[[dict[str, Any]], None] | None = None,
         extensions_override: Callable[[LoadExtensionsResult], LoadExtensionsResult] | None = None,

@@ -179,7 +179,8 @@ def install_dir(source: PackageSource, scope: Scope, cwd: str | Path, agent_dir:
         return root / (source.host or "") / (source.repo_path or "")
     if scope == "project":
         return install_root("npm", scope, cwd, agent_dir) / "node_modules" / (source.url or "")
-    return _npm_global_root(agent_dir) / (source.url or "") if _npm_global_root(agent_dir) else None
+    root = _npm_global_root(agent_dir)
+    return root / (source.url or "") if root is not None else None
 
 
 @functools.cache
@@ -438,9 +439,14 @@ def _resolve_one(
             except PackageError as exc:
                 return ResolvedPackage(entry, target, True, [warning(str(exc), source.raw)])
         return ResolvedPackage(entry, target, True)
-    if is_offline(offline) or not install_missing:
+    if is_offline(offline):
         return ResolvedPackage(
             entry, None, False, [warning(f"Package not installed (offline): {source.raw}", source.raw)]
+        )
+    if not install_missing and entry.scope != "temporary":
+        hint = f'run "pi install {source.raw}"' + (" -l" if entry.scope == "project" else "")
+        return ResolvedPackage(
+            entry, None, False, [warning(f"Package not installed: {source.raw} ({hint})", source.raw)]
         )
     decision = on_missing(source.raw) if on_missing is not None else "install"
     if decision == "error":
