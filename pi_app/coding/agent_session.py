@@ -323,19 +323,43 @@ class AgentSession(SessionSwitchingMixin):
     def _user_message(self, text: str, images: Sequence[ImageContent] | None = None) -> UserMessage:
         return UserMessage(content=[TextContent(text=text), *(images or [])], timestamp=now_ms())
 
-    async def prompt(self, text: str, images: Sequence[ImageContent] | None = None) -> None:
+    async def prompt(
+        self,
+        text: str,
+        images: Sequence[ImageContent] | None = None,
+        *,
+        source: str = "interactive",
+        expand: bool = True,
+    ) -> None:
         """Run one prompt to completion, including any retries and compactions it triggers.
 
-        In-run failures end up in the transcript, not as exceptions.
+        In-run failures end up in the transcript, not as exceptions. With extensions bound
+        (``pi_app.coding.extensions.session_binding``) the text first goes through extension
+        commands, ``input`` handlers and skill/template expansion, and ``before_agent_start``
+        may add messages and change this run's system prompt (spec 40 §2.8).
         """
+        binding = self.extension_runner if hasattr(self.extension_runner, "prepare_prompt") else None
+        injected: list[Any] = []
+        if binding is not None:
+            prepared = await binding.prepare_prompt(
+                text, list(images) if images else None, source=source, expand=expand
+            )
+            if prepared.handled:
+                return
+            text, images = prepared.text, prepared.images
         if self.agent.state.model is None:
             raise NoModelError(self.no_model_message)
         await self._wait_for_compaction()  # prompts typed during a compaction wait for it (R-CMP-32)
         self._flush_pending_bash()
         self._overflow_attempted = False
         await self._check_compaction_before_prompt()
-        message = self._user_message(self.expand_input(text), images)
-        await self._run(lambda: self.agent.prompt(message))
+        if binding is not None:
+            message = self._user_message(text, images)
+            injected, run_prompt = await binding.before_agent_start(text, list(images) if images else None)
+            self.agent.state.system_prompt = run_prompt or binding.build_system_prompt()
+        else:
+            message = self._user_message(self.expand_input(text), images)
+        await self._run(lambda: self.agent.prompt([message, *injected] if injected else message))
 
     def expand_input(self, text: str) -> str:
         """``/skill:<name> args`` then ``/<template> args`` expanded from the resource loader

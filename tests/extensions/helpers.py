@@ -86,3 +86,17 @@ async def load(
     errors: list[ExtensionError] = []
     runner.on_error(errors.append)
     return runner, errors
+
+
+def module_for(path: Path) -> Any:
+    """The most recently imported extension module loaded from ``path``."""
+    import sys
+
+    matches = [
+        m
+        for n, m in sys.modules.items()
+        if n.startswith("pi_ext_g") and getattr(m, "__file__", None) == str(path)
+    ]
+    if not matches:
+        raise LookupError(f"no extension module for {path}")
+    return matches[-1]

@@ -17,7 +17,7 @@ from pi_app.coding.extensions.types import SessionStartEvent, StaleExtensionCont
 from pi_app.coding.models.registry import ModelRegistry
 from pi_app.coding.resources.loader import ResourceLoader, TrustPolicy
 
-from .helpers import FakeHost, write
+from .helpers import FakeHost, module_for, write
 
 VERSIONED = """
 from pi_app.coding.tools.definition import ToolDefinition, text_result
@@ -45,10 +45,6 @@ def setup(pi):
 """
 
 
-def ext_module(name_part: str):
-    return [m for n, m in sys.modules.items() if n.startswith("pi_ext_g") and hasattr(m, "EVENTS")]
-
-
 async def start(loader: ResourceLoader, host: FakeHost, flags: dict | None = None) -> ExtensionRunner:
     runner = ExtensionRunner(loader.get_extensions(), cwd=str(loader.cwd))
     if flags:
@@ -73,7 +69,7 @@ async def test_reload_reimports_edited_code_and_keeps_flags(tmp_path: Path) -> N
     runner = await start(loader, host, {"stage": "prod"})
     await runner.emit(SessionStartEvent("startup"))
     assert await run_tool(runner) == "v1"
-    old_module = ext_module("versioned")[-1]
+    old_module = module_for(ext)
     old_ctx = runner.create_context()
 
     write(ext, VERSIONED.format(version="v2"))  # same size, same second: still re-executed
@@ -83,7 +79,8 @@ async def test_reload_reimports_edited_code_and_keeps_flags(tmp_path: Path) -> N
     new_runner = await start(loader, host, flags)
     await new_runner.emit(SessionStartEvent("reload"))
     assert await run_tool(new_runner) == "v2"
-    new_module = [m for m in ext_module("versioned") if m is not old_module][-1]
+    new_module = module_for(ext)
+    assert new_module is not old_module
     assert old_module.EVENTS == [("start", "startup", "prod"), ("shutdown", "reload")]
     assert new_module.EVENTS == [("start", "reload", "prod")]
     assert not any(n.startswith(f"pi_ext_g{runner.runtime.import_generation}_") for n in sys.modules)

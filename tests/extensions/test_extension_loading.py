@@ -11,7 +11,7 @@ from pi_app.coding.extensions.loader import MODULE_PREFIX
 from pi_app.coding.extensions.types import ExtensionRuntimeNotReady, SessionStartEvent
 from pi_app.coding.models.registry import ModelRegistry
 
-from .helpers import FakeHost, load, write
+from .helpers import FakeHost, load, module_for, write
 
 TOOL = """
 from pi_app.coding.tools.definition import ToolDefinition, text_result
@@ -129,7 +129,7 @@ async def test_async_setup_registration_order_and_unique_modules(tmp_path: Path)
         """
         import sys
         def setup(pi):
-            first = [m for n, m in sys.modules.items() if n.startswith("pi_ext_g") and hasattr(m, "ORDER")][0]
+            first = [m for n, m in sys.modules.items() if n.startswith("pi_ext_g") and hasattr(m, "ORDER")][-1]
             pi.on("turn_end", lambda e, c: first.ORDER.append("b"))
         """,
     )
@@ -138,8 +138,7 @@ async def test_async_setup_registration_order_and_unique_modules(tmp_path: Path)
     from pi_app.coding.extensions.types import TurnEndEvent
 
     await runner.emit(TurnEndEvent(0, None, []))
-    module = [m for n, m in sys.modules.items() if n.startswith(MODULE_PREFIX) and hasattr(m, "ORDER")][0]
-    assert module.ORDER == ["a1", "a2", "b"]
+    assert module_for(a).ORDER == ["a1", "a2", "b"]
     names = [n for n in sys.modules if n.startswith(MODULE_PREFIX)]
     assert len(set(names)) == len(names)
 
@@ -194,8 +193,7 @@ def setup(pi):
     assert await runner.execute_command("/deploy now") is True
     assert await runner.execute_command("/model") is False  # the built-in selector handles it
     assert await runner.run_shortcut("Ctrl+Shift+D") is True
-    module = next(m for n, m in sys.modules.items() if n.startswith(MODULE_PREFIX) and hasattr(m, "CALLS"))
-    assert module.CALLS == [("first", "now"), "first-key"]
+    assert module_for(first).CALLS == [("first", "now"), "first-key"]
     assert runner.get_message_renderer("note")(None, None, None) == "first"
     assert errors == []
 
@@ -253,8 +251,7 @@ async def test_flags(tmp_path: Path) -> None:
     runner.set_flag_values({"plan": True, "target": "prod"})
     runner.bind_core(FakeHost())
     await runner.emit(SessionStartEvent("startup"))
-    module = next(m for n, m in sys.modules.items() if n.startswith(MODULE_PREFIX) and hasattr(m, "SEEN"))
-    assert module.SEEN == {"during_setup": (False, None, None), "later": (True, "prod")}
+    assert module_for(ext).SEEN == {"during_setup": (False, None, None), "later": (True, "prod")}
 
 
 async def test_inline_factories(tmp_path: Path) -> None:

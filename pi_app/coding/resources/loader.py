@@ -18,10 +18,10 @@ handlers can vote) and phase B (project extensions). Context files are never gat
 
 Nothing here raises for content problems (R-RES-04): every problem is a diagnostic of its kind.
 
-Decision (D-32, the no-network-at-start-up rule): packages listed in settings are not installed by
-``reload()`` unless ``install_missing_packages=True`` is passed; a missing one is a warning naming
-``pi install``. Package sources given with ``-e`` are fetched (and unpinned git ones pulled) for the
-run unless offline. Resolving npm packages never spawns npm.
+Packages listed in settings that are missing are installed by ``reload()`` (R-PKG-03), the one
+start-up download D-32 allows; ``--offline``/``PI_OFFLINE`` skips them with a warning, and
+``install_missing_packages=False`` turns the install into a warning naming ``pi install``. Resolving
+already installed npm packages never spawns npm.
 """
 
 from __future__ import annotations
@@ -260,7 +260,7 @@ class ResourceLoader:
         system_prompt: str | None = None,
         append_system_prompt: str | None = None,
         offline: bool = False,
-        install_missing_packages: bool = False,
+        install_missing_packages: bool = True,
         on_missing_package: Callable[[str], str] | None = None,
         package_progress: Callable[[dict[str, Any]], None] | None = None,
         extensions_override: Callable[[LoadExtensionsResult], LoadExtensionsResult] | None = None,
