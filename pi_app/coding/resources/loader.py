@@ -20,8 +20,8 @@ Nothing here raises for content problems (R-RES-04): every problem is a diagnost
 
 Packages listed in settings that are missing are installed by ``reload()`` (R-PKG-03), the one
 start-up download D-32 allows; ``--offline``/``PI_OFFLINE`` skips them with a warning, and
-``install_missing_packages=False`` turns the install into a warning naming ``pi install``. Resolving
-already installed npm packages never spawns npm.
+``install_missing_packages=False`` (headless runs) turns the install into a warning naming
+``pi install``.
 """
 
 from __future__ import annotations
