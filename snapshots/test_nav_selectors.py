@@ -26,6 +26,13 @@ async def _ready(app, pilot) -> None:
     await pilot.pause(0.1)
 
 
+async def _open(app, pilot, command: str, kind: type) -> None:
+    """Start the app's session, run ``command`` and wait for the selector ``kind``."""
+    await _ready(app, pilot)
+    await submit(app, pilot, command)
+    await wait_for(pilot, lambda: selector(app, kind) is not None)
+
+
 def test_nav_tree_navigator(snap_compare) -> None:
     """/tree at 100x36: the active branch ("plan the refactor", with its bash call, the branch
     summary and the follow-up) listed first with • markers, the leaf marked "← active" and
@@ -34,9 +41,7 @@ def test_nav_tree_navigator(snap_compare) -> None:
     app, _ = make_app(None, manager=showcase_session().sm)
 
     async def run_before(pilot) -> None:
-        await _ready(app, pilot)
-        await submit(app, pilot, "/tree")
-        await wait_for(pilot, lambda: selector(app, TreeNavigator) is not None)
+        await _open(app, pilot, "/tree", TreeNavigator)
         await pilot.pause(0.1)
 
     assert snap_compare(app, terminal_size=(100, 36), run_before=run_before)
@@ -48,9 +53,7 @@ def test_nav_tree_filtered_to_user_messages_with_search(snap_compare) -> None:
     app, _ = make_app(None, manager=showcase_session().sm)
 
     async def run_before(pilot) -> None:
-        await _ready(app, pilot)
-        await submit(app, pilot, "/tree")
-        await wait_for(pilot, lambda: selector(app, TreeNavigator) is not None)
+        await _open(app, pilot, "/tree", TreeNavigator)
         await pilot.press("ctrl+u", "t", "h", "e")
         await pilot.pause(0.1)
 
@@ -63,9 +66,7 @@ def test_nav_fork_selector(snap_compare) -> None:
     app, _ = make_app(None, manager=showcase_session().sm)
 
     async def run_before(pilot) -> None:
-        await _ready(app, pilot)
-        await submit(app, pilot, "/fork")
-        await wait_for(pilot, lambda: selector(app, ForkSelector) is not None)
+        await _open(app, pilot, "/fork", ForkSelector)
         await pilot.pause(0.1)
 
     assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)

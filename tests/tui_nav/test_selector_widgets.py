@@ -16,6 +16,7 @@ from pi_app.tui.selectors.fork import ForkSelector, fork_candidates
 from pi_app.tui.selectors.sessions import DeleteResult, SessionPicker
 from pi_app.tui.selectors.tree import TreeNavigator
 from tests.session.helpers import user
+from tests.tui_nav.app_helpers import wait_for
 from tests.tui_nav.helpers import branched_session
 
 
@@ -165,17 +166,10 @@ async def test_session_picker_scope_search_delete_and_rename(tmp_path: Path) -> 
     )
     host = Host(picker)
     async with host.run_test(size=(100, 30)) as pilot:
-        for _ in range(100):
-            if picker.model.rows:
-                break
-            await pilot.pause(0.02)
-        assert len(picker.model.rows) == 2
+        await wait_for(pilot, lambda: len(picker.model.rows) == 2)
         await pilot.press("tab")
-        for _ in range(100):
-            if len(picker.model.rows) == 3:
-                break
-            await pilot.pause(0.02)
-        assert picker.scope == "all" and len(picker.model.rows) == 3
+        await wait_for(pilot, lambda: len(picker.model.rows) == 3)
+        assert picker.scope == "all"
         await pilot.press("tab", *'"beta q"')
         assert [r.info.path for r in picker.model.rows] == [second]
         await pilot.press("ctrl+r")
@@ -198,10 +192,7 @@ async def test_session_picker_refuses_to_delete_the_open_session_and_confirms_ot
     )
     host = Host(picker)
     async with host.run_test(size=(100, 30)) as pilot:
-        for _ in range(100):
-            if picker.model.rows:
-                break
-            await pilot.pause(0.02)
+        await wait_for(pilot, lambda: picker.model.rows)
         picker.model.cursor.select([r.info.path for r in picker.model.rows].index(first))
         await pilot.press("ctrl+d")
         assert picker.status == ("error", "Cannot delete the currently active session")

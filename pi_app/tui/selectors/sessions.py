@@ -29,10 +29,10 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.message import Message
 from textual.strip import Strip
-from textual.widgets import Input, Static
 
 from pi_app.tui.keys import key_press
 from pi_app.tui.selectors.bindings import DEFAULT_SELECTOR_KEYS, SelectorKeys
+from pi_app.tui.selectors.inline_input import InlineInput
 from pi_app.tui.selectors.lines import LineView, Run, rule, styled, theme_of
 from pi_app.tui.selectors.session_model import SORT_LABELS, SessionPickerModel, SessionRow, format_age
 from pi_app.tui.selectors.slot import Answer
@@ -92,11 +92,7 @@ def _short_path(path: str) -> str:
 class SessionPicker(Vertical, can_focus=True):
     DEFAULT_CSS = """
     SessionPicker { height: auto; }
-    SessionPicker #session-rename { height: auto; display: none; padding: 0 2; }
-    SessionPicker.-renaming #session-rename { display: block; }
     SessionPicker.-renaming #session-list { display: none; }
-    SessionPicker #session-rename Input { border: none; height: 1; padding: 0; }
-    SessionPicker #session-rename Static { color: $text-muted; }
     """
 
     @dataclass
@@ -151,14 +147,11 @@ class SessionPicker(Vertical, can_focus=True):
         self.status: tuple[str, str] | None = None  # (kind, text)
         self.renaming: str | None = None
         self.view = LineView(self._paint, id="session-list")
+        self.rename_field = InlineInput("Rename Session", self.keys)
 
     def compose(self) -> ComposeResult:
         yield self.view
-        with Vertical(id="session-rename"):
-            yield Static("Rename Session")
-            yield Input(id="session-rename-input", select_on_focus=False)
-            k = self.keys
-            yield Static(f"{k.hint('tui.select.confirm')} to save · {k.hint('tui.select.cancel')} to cancel")
+        yield self.rename_field
 
     def on_mount(self) -> None:
         self._load("current")
@@ -338,11 +331,7 @@ class SessionPicker(Vertical, can_focus=True):
 
     def on_key(self, event: events.Key) -> None:
         if self.renaming is not None:
-            if self.keys.first_match(key_press(event), ("tui.select.cancel",)):
-                event.stop()
-                event.prevent_default()
-                self.close_rename()
-            return
+            return  # the rename field's keys
         event.stop()
         event.prevent_default()
         press = key_press(event)
@@ -427,22 +416,25 @@ class SessionPicker(Vertical, can_focus=True):
         if info is None or self.rename_session is None or self.progress[self.scope] is not None:
             return
         self.renaming = info.path
-        field = self.query_one("#session-rename-input", Input)
-        field.value = info.name or ""
-        field.cursor_position = len(field.value)
         self.add_class("-renaming")
-        field.focus()
+        self.rename_field.open(info.name or "")
 
     def close_rename(self) -> None:
         self.renaming = None
+        self.rename_field.close()
         self.remove_class("-renaming")
         self.focus()
         self.view.repaint()
 
-    @on(Input.Submitted, "#session-rename-input")
-    async def _rename_submitted(self, event: Input.Submitted) -> None:
+    @on(InlineInput.Closed)
+    def _rename_closed(self, event: InlineInput.Closed) -> None:
         event.stop()
-        path, name = self.renaming, event.value.strip()
+        self.close_rename()
+
+    @on(InlineInput.Saved)
+    async def _rename_saved(self, event: InlineInput.Saved) -> None:
+        event.stop()
+        path, name = self.renaming, event.value
         if path is None or not name or self.rename_session is None:
             return
         try:

@@ -20,10 +20,10 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.message import Message
 from textual.strip import Strip
-from textual.widgets import Input, Static
 
 from pi_app.tui.keys import key_press
 from pi_app.tui.selectors.bindings import DEFAULT_SELECTOR_KEYS, SelectorKeys
+from pi_app.tui.selectors.inline_input import InlineInput
 from pi_app.tui.selectors.lines import LineView, Run, rule, styled, theme_of
 from pi_app.tui.selectors.slot import Answer
 from pi_app.tui.selectors.tree_model import RowView, TreeNavModel
@@ -79,11 +79,7 @@ class TreeNavigator(Vertical, can_focus=True):
 
     DEFAULT_CSS = """
     TreeNavigator { height: auto; }
-    TreeNavigator #tree-label { height: auto; display: none; padding: 0 2; }
-    TreeNavigator.-labeling #tree-label { display: block; }
     TreeNavigator.-labeling #tree-rows { display: none; }
-    TreeNavigator #tree-label Input { border: none; height: 1; padding: 0; }
-    TreeNavigator #tree-label Static { color: $text-muted; }
     """
 
     @dataclass
@@ -124,17 +120,14 @@ class TreeNavigator(Vertical, can_focus=True):
         )
         self.keys = keys or DEFAULT_SELECTOR_KEYS
         self._label_target: str | None = None
+        self.label_editor = InlineInput("Label (empty to remove):", self.keys)
         self.header = LineView(self._paint_header, id="tree-header")
         self.rows = LineView(self._paint_rows, id="tree-rows")
 
     def compose(self) -> ComposeResult:
         yield self.header
         yield self.rows
-        with Vertical(id="tree-label"):
-            yield Static("Label (empty to remove):")
-            yield Input(id="tree-label-input", select_on_focus=False)
-            k = self.keys
-            yield Static(f"{k.hint('tui.select.confirm')} save  {k.hint('tui.select.cancel')} cancel")
+        yield self.label_editor
         yield LineView(lambda width: [rule(theme_of(self), width)], id="tree-footer")
 
     # -- painting -------------------------------------------------------------------------------
@@ -193,13 +186,9 @@ class TreeNavigator(Vertical, can_focus=True):
         return self._label_target is not None
 
     def on_key(self, event: events.Key) -> None:
-        press = key_press(event)
         if self.labeling:
-            if self.keys.first_match(press, ("tui.select.cancel",)):
-                event.stop()
-                event.prevent_default()
-                self.close_label_editor()
-            return  # everything else belongs to the label input
+            return  # the label editor's keys
+        press = key_press(event)
         event.stop()
         event.prevent_default()
         action = self.keys.first_match(press, TREE_ACTIONS)
@@ -259,25 +248,28 @@ class TreeNavigator(Vertical, can_focus=True):
         if node is None:
             return
         self._label_target = node.entry.id
-        field = self.query_one("#tree-label-input", Input)
-        field.value = node.label or ""
-        field.cursor_position = len(field.value)
         self.add_class("-labeling")
-        field.focus()
+        self.label_editor.open(node.label or "")
 
     def close_label_editor(self) -> None:
         self._label_target = None
+        self.label_editor.close()
         self.remove_class("-labeling")
         self.focus()
         self.repaint()
 
-    @on(Input.Submitted, "#tree-label-input")
-    def _label_submitted(self, event: Input.Submitted) -> None:
+    @on(InlineInput.Closed)
+    def _label_closed(self, event: InlineInput.Closed) -> None:
+        event.stop()
+        self.close_label_editor()
+
+    @on(InlineInput.Saved)
+    def _label_saved(self, event: InlineInput.Saved) -> None:
         event.stop()
         target = self._label_target
         if target is None:
             return
-        label = event.value.strip() or None
+        label = event.value or None
         self.model.set_label(target, label)
         self.post_message(self.LabelChanged(self, target, label))
         self.close_label_editor()
