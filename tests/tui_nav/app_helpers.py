@@ -27,11 +27,16 @@ def echo_turn(model: Any, context: Any, options: Any) -> list[Any]:
 
 
 def session_factory(
-    session_dir: Path | None, *, open_path: Path | None = None, cwd: str = CWD, manager: Any = None
+    session_dir: Path | None,
+    *,
+    open_path: Path | None = None,
+    cwd: str = CWD,
+    manager: Any = None,
+    script: Any = None,
 ) -> tuple[Callable[[], Awaitable[Any]], Any]:
     """``manager`` (a prepared ``SessionManager``) wins over ``open_path``, which wins over a new
     session in ``session_dir``."""
-    provider = fake_provider(script=[echo_turn] * 50)
+    provider = fake_provider(script=script if script is not None else [echo_turn] * 50)
 
     async def factory() -> Any:
         from pi_app.coding.models.registry import ModelRegistry
