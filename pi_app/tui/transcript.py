@@ -320,6 +320,9 @@ class Transcript(ScrollView, can_focus=False):
         self._follow = round(new_value) >= self.max_scroll_y
 
     def on_resize(self) -> None:
+        if self._follow:
+            # a shorter view (a selector replaced the editor) must still end at the last line
+            self._geometry_dirty = True
         self.refresh()
 
     # -- generic block management ---------------------------------------------------------------

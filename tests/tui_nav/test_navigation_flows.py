@@ -89,6 +89,8 @@ async def test_branch_return_label_fork_clone_resume(tmp_path: Path) -> None:
         assert app.session.session_manager.get_leaf_id() == summary["id"]
         shown = " ".join(app.transcript.plain_lines())
         assert "answer: two" in shown and "two again" not in shown
+        assert "[branch] Branch summary" in " ".join(shown.split())  # part of the new context
+        assert file_entries(first_file)[: len(entries)] == entries  # leaving a branch loses nothing
 
         # 3. label an entry, then filter to labelled entries only
         nav = await open_tree(app, pilot)
@@ -126,17 +128,22 @@ async def test_branch_return_label_fork_clone_resume(tmp_path: Path) -> None:
         await wait_for(pilot, lambda: app.session.session_file not in (first_file, fork_file))
         clone_file = app.session.session_file
         cloned = file_entries(clone_file)
-        assert cloned[0]["parentSession"] == fork_file
+        assert cloned[0]["parentSession"] == fork_file and cloned[0]["id"] != forked[0]["id"]
         assert user_texts(cloned) == ["one", "forked question"]
         assert [e["id"] for e in cloned[1:] if e["type"] != "label"] == [
             e["id"] for e in file_entries(fork_file)[1:] if e["type"] != "label"
         ]
+        assert all(e["parentId"] == prev["id"] for prev, e in zip(cloned[1:], cloned[2:], strict=False))
+        await send(app, pilot, "cloned question")  # continuing writes to the clone only
+        assert user_texts(file_entries(clone_file))[-1] == "cloned question"
+        assert "cloned question" not in user_texts(file_entries(fork_file))
 
         # 6. resume the first session from the picker
         await submit(app, pilot, "/resume")
         await wait_for(pilot, lambda: selector(app, SessionPicker) is not None)
         picker = selector(app, SessionPicker)
         await wait_for(pilot, lambda: len(picker.model.rows) == 3)
+        before_resume = file_entries(first_file)
         picker.model.set_query('"two again"')
         assert [r.info.path for r in picker.model.rows] == [first_file]
         await pilot.press("enter")
@@ -145,4 +152,12 @@ async def test_branch_return_label_fork_clone_resume(tmp_path: Path) -> None:
         # on load the leaf is the file's last entry: the label, appended after the summary
         shown = " ".join(app.transcript.plain_lines())
         assert "answer: two" in shown and "two again" not in shown and "forked question" not in shown
-        assert app.session.session_manager.get_leaf_entry().type == "label"
+        leaf = app.session.session_manager.get_leaf_entry()
+        assert leaf.type == "label" and leaf.id == before_resume[-1]["id"]
+        await send(app, pilot, "resumed question")
+        resumed = file_entries(first_file)
+        assert resumed[: len(before_resume)] == before_resume  # resuming rewrote nothing
+        added = resumed[len(before_resume) :]
+        assert added[0]["parentId"] == leaf.id  # the new turn continues from the resumed leaf
+        assert all(e["parentId"] == prev["id"] for prev, e in zip(added, added[1:], strict=False))
+        assert user_texts(added) == ["resumed question"]

@@ -61,6 +61,14 @@ def settings_of(app: Any) -> Any:
     return getattr(app, "settings", None) or getattr(app.session, "settings_manager", None)
 
 
+def refresh_chrome(app: Any) -> None:
+    """Footer and window title after the session, its name or its leaf changed."""
+    for refresh in ("refresh_footer", "_refresh_footer", "update_title"):
+        method = getattr(app, refresh, None)
+        if callable(method):
+            method()
+
+
 def rebuild_after_move(app: Any) -> None:
     """Show the session's new context: transcript from the new leaf, footer, title."""
     with app.batch_update():
@@ -76,10 +84,7 @@ def rebuild_after_move(app: Any) -> None:
             transcript.add_header(f"pi v{__version__}\n{app_module.HEADER_HINTS}")
             for message in app.session.messages:
                 app._render_history(message)
-        for refresh in ("refresh_footer", "_refresh_footer", "update_title"):
-            method = getattr(app, refresh, None)
-            if callable(method):
-                method()
+        refresh_chrome(app)
 
 
 def start(app: Any, flow: Any) -> None:
@@ -298,6 +303,7 @@ async def resume_flow(app: Any) -> None:
     async def rename(path: str, name: str) -> None:
         if current is not None and os.path.abspath(path) == os.path.abspath(current):
             await request(app, lambda s: s.set_session_name(name))
+            refresh_chrome(app)  # the footer shows the open session's name
         else:
             await asyncio.to_thread(rename_in_file, path, name)
 
@@ -349,10 +355,7 @@ async def name_flow(app: Any, name: str) -> None:
             app.show_warning("Usage: /name <name>")
         return
     await request(app, lambda s: s.set_session_name(name))
-    for refresh in ("refresh_footer", "_refresh_footer", "update_title"):
-        method = getattr(app, refresh, None)
-        if callable(method):
-            method()
+    refresh_chrome(app)
     app.show_status(f"Session name set: {name}")
 
 
