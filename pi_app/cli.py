@@ -223,7 +223,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         return run_package_command(argv)
     try:
-        args = parse_args(argv)
+        # First pass (spec 40 §2.8): options only extensions know are kept for the second check
+        # in ``attach_extensions``, once the extensions that register them have loaded.
+        args = parse_args(argv, allow_unknown=True)
     except CliError as exc:
         sys.stderr.write(f"pi: {exc}\n")
         return 2

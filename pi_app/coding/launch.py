@@ -200,8 +200,8 @@ async def load_resources(
     switches, loaded. ``--approve`` trusts the project's ``.pi`` resources for this run. Packages
     listed in settings that are missing are installed unless offline (decision D-32).
 
-    Extensions are not loaded here yet: binding them to the session (tools, commands, hooks) is
-    the extension runner's integration; until it lands ``-e`` is reported as unavailable.
+    Extensions (``-e`` paths, settings, packages, the auto directories; ``--no-extensions``) are
+    imported here; ``attach_extensions`` binds them to the session.
     """
     from pi_app.coding.resources.loader import ResourceLoader
     from pi_app.coding.resources.packages import is_offline
@@ -215,7 +215,8 @@ async def load_resources(
         additional_skill_paths=options.skills,
         additional_prompt_template_paths=options.prompt_templates,
         additional_theme_paths=options.themes,
-        no_extensions=True,
+        additional_extension_paths=options.extensions,
+        no_extensions=options.no_extensions,
         no_skills=options.no_skills,
         no_prompt_templates=options.no_prompt_templates,
         no_themes=options.no_themes,
@@ -228,8 +229,6 @@ async def load_resources(
     notice = getattr(loader.trust, "notice", None)
     if notice:
         sys.stderr.write(f"{notice}\n")
-    for path in options.extensions:
-        sys.stderr.write(f"Warning: extensions cannot be loaded by this build yet; ignoring -e {path}\n")
     if options.verbose:
         for kind, resources in (("skill", loader.get_skills()), ("prompt template", loader.get_prompts())):
             for diagnostic in resources.diagnostics:
@@ -296,11 +295,90 @@ async def build_session(options: LaunchOptions, *, stream_fn: Any = None) -> Any
         resource_loader=resources,
     )
     created.session.scoped_models = scoped
+    await attach_extensions(created.session, resources, options)
     if created.session.model is None and (options.print or options.mode == "json"):
         raise LaunchError(created.session.no_model_message, warnings=created.warnings)
     if options.name:
         created.session.set_session_name(options.name)
     return created
+
+
+def _mode_name(options: LaunchOptions) -> str:
+    if options.mode == "rpc":
+        return "rpc"
+    if options.mode == "json":
+        return "json"
+    return "print" if options.print else "tui"
+
+
+def apply_extension_flags(options: LaunchOptions, flags: dict[str, Any]) -> None:
+    """The second CLI pass: ``--name`` (boolean) and ``--name value`` / ``--name=value`` (string)
+    for flags extensions registered; any other leftover option is an error (exit status 2)."""
+    argv = list(options.argv)
+    for option in options.unknown_options:
+        name, has_value, inline = option.partition("=")
+        flag = flags.get(name.lstrip("-"))
+        if flag is None:
+            raise LaunchError(f"pi: unknown option {name} (see pi --help)", exit_code=2)
+        if flag.type == "boolean":
+            options.extension_flags[flag.name] = True
+            continue
+        if has_value:
+            options.extension_flags[flag.name] = inline
+            continue
+        position = argv.index(option) if option in argv else -1
+        value = argv[position + 1] if 0 <= position < len(argv) - 1 else None
+        if value is None or value.startswith("-"):
+            raise LaunchError(f"pi: option {name} needs a value", exit_code=2)
+        options.extension_flags[flag.name] = value
+        if value in options.messages:
+            options.messages.remove(value)
+        argv[position + 1] = ""
+
+
+async def attach_extensions(session: Any, loader: Any, options: LaunchOptions) -> Any:
+    """Bind the loaded extensions to ``session`` (spec 40 §2.8 steps 5-8; see
+    ``pi_app.coding.extensions.session_binding``).
+
+    Unknown ``--options`` left over from the first CLI pass must be flags an extension registered
+    (D-30: anything else is a one-line error, exit status 2). Print and JSON modes get their
+    one-line ``Extension error (<path>): …`` reports on stderr and ``session_start`` at once; the
+    TUI and RPC set their UI context first and then call ``await session.extension_runner.start()``.
+    """
+    from pi_app.coding.extensions.session_binding import ExtensionBinding
+
+    loaded = loader.get_extensions()
+    flags = {name: flag for extension in loaded.extensions for name, flag in extension.flags.items()}
+    apply_extension_flags(options, flags)
+    mode = _mode_name(options)
+    headless = mode in ("print", "json")
+
+    def report(error: Any) -> None:
+        if headless:
+            sys.stderr.write(f"Extension error ({error.extension_path}): {error.error}\n")
+
+    allowlist = _split_list(options.tools)
+    binding = await ExtensionBinding.attach(
+        session,
+        loader,
+        mode=mode,
+        flag_values=dict(options.extension_flags),
+        allowlist=None
+        if allowlist is None
+        else [t for t in allowlist if t not in (_split_list(options.exclude_tools) or [])],
+        no_builtin_tools=options.no_builtin_tools,
+        no_tools=options.no_tools,
+        on_error=report,
+    )
+    if headless:
+        for problem in loaded.errors:
+            sys.stderr.write(f"Extension error ({problem.path}): {problem.error}\n")
+        for problem in binding.runner.conflicts:
+            sys.stderr.write(f"Warning: {problem.path}: {problem.error}\n")
+        for diagnostic in loaded.diagnostics:
+            sys.stderr.write(f"Warning: {diagnostic.one_line()}\n")
+        await binding.start()
+    return binding
 
 
 def first_message_parts(options: LaunchOptions) -> tuple[str | None, list[Any]]:

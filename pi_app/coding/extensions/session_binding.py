@@ -294,10 +294,31 @@ class ExtensionBinding:
         self._error_listeners: list[Callable[[ExtensionError], None]] = []
         self._mode = runner.mode
         self._ui = runner.ui
+        self._has_ui: bool | None = None
         self._keybindings = dict(runner.keybindings)
         self._forwarder = AgentEventForwarder(lambda: self.runner)
         self._override_warnings: list[tuple[str, str]] = []
-        self._pending_successor = False
+        self._started = False
+
+    def __getattr__(self, name: str) -> Any:
+        """Everything else is the current runner's (``get_slash_commands``, renderers, …)."""
+        runner = self.__dict__.get("runner")
+        if name.startswith("__") or runner is None:
+            raise AttributeError(name)
+        return getattr(runner, name)
+
+    def set_ui_context(self, ui: Any, mode: str, has_ui: bool | None = None) -> None:
+        """The shell's UI; kept for successor runtimes. The first call of an interactive shell
+        (TUI, RPC) also starts the extensions (``session_start``) if nobody has yet."""
+        self._ui, self._mode, self._has_ui = ui, mode, has_ui
+        self.runner.set_ui_context(ui, mode, has_ui)
+        if not self._started and mode in ("tui", "rpc"):
+            try:
+                loop = asyncio.get_running_loop()
+            except RuntimeError:
+                return
+            self._started = True
+            self._start_task = loop.create_task(self._start_now())
 
     # -- construction ------------------------------------------------------------------------------
 
@@ -353,7 +374,7 @@ class ExtensionBinding:
             runner.on_error(listener)
         runner.set_flag_values(flag_values)
         runner.bind_core(self.host)
-        runner.set_ui_context(self._ui, self._mode)
+        runner.set_ui_context(self._ui, self._mode, self._has_ui)
 
     def _install_agent_hooks(self) -> None:
         agent = self.session.agent
@@ -374,8 +395,16 @@ class ExtensionBinding:
         agent.subscribe(self._forwarder)
 
     def on_error(self, listener: Callable[[ExtensionError], None]) -> Callable[[], None]:
+        """Listen to extension errors of this and every later runtime (reload, new session)."""
         self._error_listeners.append(listener)
-        return self.runner.on_error(listener)
+        remove = self.runner.on_error(listener)
+
+        def unsubscribe() -> None:
+            if listener in self._error_listeners:
+                self._error_listeners.remove(listener)
+            remove()
+
+        return unsubscribe
 
     # -- tools and system prompt -----------------------------------------------------------------------
 
@@ -425,6 +454,9 @@ class ExtensionBinding:
         return await self.runner.emit_session_before(event)
 
     async def emit(self, event: Any) -> None:
+        if isinstance(event, dict) and event.get("type") == "session_shutdown":
+            await self.shutdown(str(event.get("reason") or "quit"))
+            return
         if isinstance(event, SessionShutdownEvent) and event.reason in ("new", "resume", "fork"):
             await self.runner.shutdown(event.reason, event.target_session_file)
             self.runner = await self.runner.create_successor(self.session.model_registry)
@@ -525,8 +557,18 @@ class ExtensionBinding:
     # -- lifecycle ------------------------------------------------------------------------------------------
 
     async def start(self, reason: str = "startup") -> None:
-        await self.runner.emit(SessionStartEvent(reason))  # type: ignore[arg-type]
-        await self._discover(reason)
+        """``session_start`` then ``resources_discover`` (once; later calls do nothing)."""
+        if self._started:
+            return
+        self._started = True
+        await self._start_now(reason)
+
+    async def _start_now(self, reason: str = "startup") -> None:
+        try:
+            await self.runner.emit(SessionStartEvent(reason))  # type: ignore[arg-type]
+            await self._discover(reason)
+        except Exception as exc:  # never let a start-up hook take the shell down
+            self.runner._report("<session>", "session_start", exc)
 
     async def _discover(self, reason: str) -> None:
         if not self.runner.has_handlers("resources_discover"):
