@@ -296,7 +296,7 @@ def _export(args: LaunchOptions) -> int:
 
 
 async def _run_headless(args: LaunchOptions) -> int:
-    from pi_app.coding.launch import LaunchError, build_session, first_message_parts
+    from pi_app.coding.launch import LaunchError, build_session, finish_extensions, first_message_parts
     from pi_app.modes.output import LineWriter, guard_stdout
 
     out = LineWriter(guard_stdout())  # from here on only the answer / the JSON lines reach stdout
@@ -321,6 +321,7 @@ async def _run_headless(args: LaunchOptions) -> int:
 
         return await run_print_mode(session, out, text, images, more)
     finally:
+        await finish_extensions(session)
         session.dispose()
 
 

@@ -221,6 +221,8 @@ async def load_resources(
         no_prompt_templates=options.no_prompt_templates,
         no_themes=options.no_themes,
         no_context_files=options.no_context_files,
+        system_prompt=options.system_prompt,
+        append_system_prompt=options.append_system_prompt or None,
         offline=is_offline(options.offline),
     )
     if options.approve and hasattr(loader.trust, "approve"):
@@ -249,6 +251,10 @@ async def build_session(options: LaunchOptions, *, stream_fn: Any = None) -> Any
     agent_dir = paths.agent_dir()
     settings = SettingsManager.create(cwd, agent_dir)
     registry = ModelRegistry(AuthStorage(agent_dir / "auth.json"), agent_dir / "models.json")
+    # Extensions load first so their providers are in the registry when --model is resolved
+    # (spec 40 §2.8 steps 2-5).
+    resources = await load_resources(options, cwd, agent_dir, settings, registry)
+    flush_extension_providers(resources.get_extensions())
 
     model = None
     thinking = options.thinking
@@ -275,7 +281,6 @@ async def build_session(options: LaunchOptions, *, stream_fn: Any = None) -> Any
             model = scoped[0].model
             thinking = thinking or scoped[0].thinking_level
     tools, no_tools = active_tool_names(options)
-    resources = await load_resources(options, cwd, agent_dir, settings, registry)
     created = await create_agent_session(
         cwd,
         agent_dir=agent_dir,
@@ -286,8 +291,6 @@ async def build_session(options: LaunchOptions, *, stream_fn: Any = None) -> Any
         thinking_level=thinking,
         tools=tools,
         no_tools=no_tools,
-        system_prompt=options.system_prompt,
-        append_system_prompt=options.append_system_prompt,
         no_context_files=options.no_context_files,
         api_key=options.api_key,
         continuing=continuing,
@@ -311,14 +314,29 @@ def _mode_name(options: LaunchOptions) -> str:
     return "print" if options.print else "tui"
 
 
+def flush_extension_providers(loaded: Any) -> None:
+    """Apply the providers extensions queued in ``setup`` (R-EXT-07); a bad one becomes a load
+    error of its extension, listed with the others."""
+    runtime = loaded.runtime
+    if runtime is None or not runtime.pending_providers:
+        return
+    from pi_app.coding.extensions.discovery import ExtensionLoadError
+
+    def report(path: str, name: str, exc: BaseException) -> None:
+        loaded.errors.append(ExtensionLoadError(path, f"Provider {name}: {exc}"))
+
+    runtime.flush_providers(report)
+
+
 def apply_extension_flags(options: LaunchOptions, flags: dict[str, Any]) -> None:
-    """The second CLI pass: ``--name`` (boolean) and ``--name value`` / ``--name=value`` (string)
-    for flags extensions registered; any other leftover option is an error (exit status 2)."""
+    """The second CLI pass (R-EXT-25): ``--name`` (boolean) and ``--name value`` / ``--name=value``
+    (string) for flags extensions registered; any other leftover option is a one-line error with
+    exit status 2 (D-30)."""
     argv = list(options.argv)
     for option in options.unknown_options:
         name, has_value, inline = option.partition("=")
         flag = flags.get(name.lstrip("-"))
-        if flag is None:
+        if flag is None or not name.startswith("--"):
             raise LaunchError(f"pi: unknown option {name} (see pi --help)", exit_code=2)
         if flag.type == "boolean":
             options.extension_flags[flag.name] = True
@@ -331,54 +349,80 @@ def apply_extension_flags(options: LaunchOptions, flags: dict[str, Any]) -> None
         if value is None or value.startswith("-"):
             raise LaunchError(f"pi: option {name} needs a value", exit_code=2)
         options.extension_flags[flag.name] = value
-        if value in options.messages:
+        if value in options.messages:  # the first pass took the value for a message
             options.messages.remove(value)
         argv[position + 1] = ""
 
 
+def _report_load_problems(loaded: Any) -> None:
+    """Headless shells (print, JSON, RPC): one stderr line per load problem, naming the file."""
+    for problem in loaded.errors:
+        sys.stderr.write(f"Extension error ({problem.path}): {problem.error}\n")
+    for diagnostic in loaded.diagnostics:
+        sys.stderr.write(f"Warning: {diagnostic.one_line()}\n")
+
+
 async def attach_extensions(session: Any, loader: Any, options: LaunchOptions) -> Any:
-    """Bind the loaded extensions to ``session`` (spec 40 §2.8 steps 5-8; see
-    ``pi_app.coding.extensions.session_binding``).
+    """Bind the loaded extensions to ``session`` (spec 40 §2.8 steps 6-8; see
+    ``pi_app.coding.extensions.session_binding``); returns the binding, also set as
+    ``session.extension_runner``, or None.
 
-    Unknown ``--options`` left over from the first CLI pass must be flags an extension registered
-    (D-30: anything else is a one-line error, exit status 2). Print and JSON modes get their
-    one-line ``Extension error (<path>): …`` reports on stderr and ``session_start`` at once; the
-    TUI and RPC set their UI context first and then call ``await session.extension_runner.start()``.
+    Unknown ``--options`` left over from the first CLI pass must be flags an extension registered.
+    Print/JSON/RPC write load problems as one stderr line each. Print and JSON mode get no UI
+    (``ctx.has_ui`` False, dialogs return their cancel value), their handler errors as one line
+    ``Extension error (<path>): …`` on stderr, and ``session_start`` at once. The TUI and RPC call
+    ``binding.set_ui_context(ui, mode, True)``, which starts the extensions.
+
+    Print, JSON and RPC runs without any extension get no binding at all, so the extension machinery
+    is never imported (start-up cost); the TUI always gets one, so ``/reload`` can pick up
+    extensions created while it runs.
     """
-    from pi_app.coding.extensions.session_binding import ExtensionBinding
-
     loaded = loader.get_extensions()
-    flags = {name: flag for extension in loaded.extensions for name, flag in extension.flags.items()}
-    apply_extension_flags(options, flags)
     mode = _mode_name(options)
     headless = mode in ("print", "json")
+    if mode != "tui":
+        _report_load_problems(loaded)
+    if not loaded.extensions and mode != "tui":
+        apply_extension_flags(options, {})
+        return None
+    from pi_app.coding.extensions.session_binding import ExtensionBinding
+
+    flags = {name: flag for extension in loaded.extensions for name, flag in extension.flags.items()}
+    apply_extension_flags(options, flags)
 
     def report(error: Any) -> None:
-        if headless:
-            sys.stderr.write(f"Extension error ({error.extension_path}): {error.error}\n")
+        sys.stderr.write(f"Extension error ({error.extension_path}): {error.error}\n")
 
     allowlist = _split_list(options.tools)
+    excluded = _split_list(options.exclude_tools) or []
     binding = await ExtensionBinding.attach(
         session,
         loader,
         mode=mode,
         flag_values=dict(options.extension_flags),
-        allowlist=None
-        if allowlist is None
-        else [t for t in allowlist if t not in (_split_list(options.exclude_tools) or [])],
+        allowlist=None if allowlist is None else [t for t in allowlist if t not in excluded],
         no_builtin_tools=options.no_builtin_tools,
         no_tools=options.no_tools,
-        on_error=report,
+        on_error=report if headless else None,
     )
-    if headless:
-        for problem in loaded.errors:
-            sys.stderr.write(f"Extension error ({problem.path}): {problem.error}\n")
+    if mode != "tui":
         for problem in binding.runner.conflicts:
             sys.stderr.write(f"Warning: {problem.path}: {problem.error}\n")
-        for diagnostic in loaded.diagnostics:
-            sys.stderr.write(f"Warning: {diagnostic.one_line()}\n")
+    if headless:
         await binding.start()
     return binding
+
+
+async def finish_extensions(session: Any) -> None:
+    """End of a print/JSON run: let extensions' fire-and-forget work finish, then
+    ``session_shutdown{quit}``."""
+    binding = getattr(session, "extension_runner", None)
+    if binding is None:
+        return
+    drain = getattr(binding, "drain", None)
+    if drain is not None:
+        await drain()
+    await binding.shutdown("quit")
 
 
 def first_message_parts(options: LaunchOptions) -> tuple[str | None, list[Any]]:

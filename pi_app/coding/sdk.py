@@ -70,6 +70,35 @@ def build_system_prompt_for(
     )
 
 
+def build_system_prompt_from_resources(
+    cwd: str,
+    loader: Any,
+    selected_tools: Sequence[str],
+    tool_snippets: dict[str, str],
+    tool_guidelines: dict[str, list[str]],
+    *,
+    no_context_files: bool = False,
+) -> str:
+    """The base system prompt from a loaded ``ResourceLoader`` (SYSTEM.md or ``--system-prompt``,
+    APPEND_SYSTEM.md or ``--append-system-prompt``, context files, skills) and the active tools.
+    The session at creation and the extension binding on every rebuild both use it."""
+    from pi_app.coding.system_prompt import BuildSystemPromptOptions, build_system_prompt
+
+    appended = [a for a in loader.get_append_system_prompt() if a]
+    return build_system_prompt(
+        BuildSystemPromptOptions(
+            cwd=cwd,
+            custom_prompt=loader.get_system_prompt(),
+            selected_tools=list(selected_tools),
+            tool_snippets=tool_snippets,
+            tool_guidelines=tool_guidelines,
+            append_system_prompt="\n\n".join(appended) if appended else None,
+            context_files=[] if no_context_files else list(loader.get_agents_files()),
+            skills=list(loader.get_skills().items),
+        )
+    )
+
+
 async def create_agent_session(
     cwd: str | None = None,
     *,
@@ -151,12 +180,24 @@ async def create_agent_session(
     tool_definitions = build_tool_definitions(cwd, tools, no_tools)
     from pi_app.coding.resources.context_files import resolve_cli_text
 
-    custom = resolve_cli_text(system_prompt, cwd, warnings.append) if system_prompt else None
-    appended = [resolve_cli_text(a, cwd, warnings.append) for a in append_system_prompt]
-    skills = list(resource_loader.get_skills().items) if resource_loader is not None else []
-    prompt_text = build_system_prompt_for(
-        cwd, agent_path, tool_definitions, custom, appended, no_context_files, skills
-    )
+    if resource_loader is not None and system_prompt is None and not append_system_prompt:
+        # the loader already read SYSTEM.md/APPEND_SYSTEM.md (trust-gated) or the CLI values
+        warnings.extend(d.message for d in resource_loader.get_context_file_warnings())
+        prompt_text = build_system_prompt_from_resources(
+            cwd,
+            resource_loader,
+            [t.name for t in tool_definitions],
+            {t.name: t.prompt_snippet for t in tool_definitions if getattr(t, "prompt_snippet", None)},
+            {t.name: list(t.prompt_guidelines or []) for t in tool_definitions},
+            no_context_files=no_context_files,
+        )
+    else:
+        custom = resolve_cli_text(system_prompt, cwd, warnings.append) if system_prompt else None
+        appended = [resolve_cli_text(a, cwd, warnings.append) for a in append_system_prompt]
+        skills = list(resource_loader.get_skills().items) if resource_loader is not None else []
+        prompt_text = build_system_prompt_for(
+            cwd, agent_path, tool_definitions, custom, appended, no_context_files, skills
+        )
 
     from pi_app.coding.tools.definition import wrap_tool_definition
 

@@ -428,21 +428,14 @@ class ExtensionBinding:
         self.session.agent.state.system_prompt = self.build_system_prompt()
 
     def build_system_prompt(self) -> str:
-        from pi_app.coding.system_prompt import BuildSystemPromptOptions, build_system_prompt
+        from pi_app.coding.sdk import build_system_prompt_from_resources
 
-        loader = self.loader
-        appended = [a for a in loader.get_append_system_prompt() if a]
-        return build_system_prompt(
-            BuildSystemPromptOptions(
-                cwd=self.session.cwd,
-                custom_prompt=loader.get_system_prompt(),
-                selected_tools=list(self.tools.active),
-                tool_snippets=self.tools.prompt_snippets(),
-                tool_guidelines=self.tools.prompt_guidelines(),
-                append_system_prompt="\n\n".join(appended) if appended else None,
-                context_files=list(loader.get_agents_files()),
-                skills=list(loader.get_skills().items),
-            )
+        return build_system_prompt_from_resources(
+            self.session.cwd,
+            self.loader,
+            list(self.tools.active),
+            self.tools.prompt_snippets(),
+            self.tools.prompt_guidelines(),
         )
 
     # -- runner stand-in for AgentSession's own hooks -----------------------------------------------------

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
+from pi_app.coding.extensions.discovery import ExtensionLoadError, LoadExtensionsResult  # noqa: F401
 from pi_app.coding.resources.diagnostics import PathMetadata
 
 # ---------------------------------------------------------------------------------------------
@@ -111,20 +112,6 @@ class Extension:
     message_renderers: dict[str, Callable[..., Any]] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
     setup: Callable[..., Any] | None = None  # cached factory, re-run on session replacement
-
-
-@dataclass
-class ExtensionLoadError:
-    path: str
-    error: str
-
-
-@dataclass
-class LoadExtensionsResult:
-    extensions: list[Extension] = field(default_factory=list)
-    errors: list[ExtensionLoadError] = field(default_factory=list)
-    runtime: Any = None  # ExtensionRuntime
-    diagnostics: list[Any] = field(default_factory=list)  # ResourceDiagnostic: missing paths, TS files
 
 
 @dataclass

@@ -35,17 +35,15 @@ from pathlib import Path
 from typing import Any
 
 from pi_app.coding import paths
-from pi_app.coding.extensions.loader import (
+from pi_app.coding.extensions.discovery import (
+    ExtensionLoadError,
     ExtensionSource,
+    LoadExtensionsResult,
     discover_extensions_in_dir,
-    load_extensions,
     next_generation,
     purge_generation,
     resolve_explicit_extension,
 )
-from pi_app.coding.extensions.runner import ask_project_trust
-from pi_app.coding.extensions.runtime import ExtensionRuntime
-from pi_app.coding.extensions.types import ExtensionLoadError, LoadExtensionsResult
 from pi_app.coding.resources.diagnostics import (
     PathMetadata,
     ResourceDiagnostic,
@@ -235,6 +233,24 @@ class ProjectTrustPolicy:
 TrustDecider = Callable[[LoadExtensionsResult], Awaitable[bool]]
 
 
+class _LazyRuntime:
+    """The ``ExtensionRuntime`` of one reload, made only when an extension is actually imported."""
+
+    def __init__(self, model_registry: Any, generation: int) -> None:
+        self.model_registry = model_registry
+        self.generation = generation
+        self.made: Any = None
+
+    def get(self) -> Any:
+        if self.made is None:
+            from pi_app.coding.extensions.runtime import ExtensionRuntime
+
+            self.made = ExtensionRuntime(
+                model_registry=self.model_registry, import_generation=self.generation
+            )
+        return self.made
+
+
 class ResourceLoader:
     def __init__(
         self,
@@ -258,7 +274,7 @@ class ResourceLoader:
         no_themes: bool = False,
         no_context_files: bool = False,
         system_prompt: str | None = None,
-        append_system_prompt: str | None = None,
+        append_system_prompt: str | Sequence[str] | None = None,
         offline: bool = False,
         install_missing_packages: bool = True,
         on_missing_package: Callable[[str], str] | None = None,
@@ -302,7 +318,15 @@ class ResourceLoader:
         }
         self.no_context_files = no_context_files
         self.cli_system_prompt = system_prompt
-        self.cli_append_system_prompt = append_system_prompt
+        # several ``--append-system-prompt`` values are kept in order; any of them replaces
+        # APPEND_SYSTEM.md (spec 40 §2.12.7)
+        self.cli_append_system_prompt: list[str] | None = (
+            None
+            if append_system_prompt is None
+            else [append_system_prompt]
+            if isinstance(append_system_prompt, str)
+            else list(append_system_prompt) or None
+        )
         self.offline = offline
         self.install_missing_packages = install_missing_packages
         self.on_missing_package = on_missing_package
@@ -319,7 +343,7 @@ class ResourceLoader:
 
         self.project_trusted = False
         self._generation: int | None = None
-        self._extensions = LoadExtensionsResult(runtime=ExtensionRuntime(model_registry=model_registry))
+        self._extensions = LoadExtensionsResult()
         self._sets: dict[str, ResourceSet[Any]] = {k: ResourceSet() for k in ("skills", "prompts", "themes")}
         self._entries: dict[str, list[ResourceEntry]] = {k: [] for k in KINDS}
         self._candidates: dict[str, list[Candidate]] = {k: [] for k in KINDS}
@@ -404,7 +428,7 @@ class ResourceLoader:
         # packages: global ones now (phase A), project ones after the trust decision
         self._packages = self._resolve_packages(include_project=False)
 
-        runtime = ExtensionRuntime(model_registry=self.model_registry, import_generation=self._generation)
+        runtime = _LazyRuntime(self.model_registry, self._generation)
         phase_a, diagnostics = self._gather("extensions", include_project=False)
         result = await self._load_extension_candidates(phase_a, runtime)
         self.project_trusted = await self._decide_trust(result)
@@ -423,17 +447,20 @@ class ResourceLoader:
         ]
         order = {str(c.path): i for i, c in enumerate(ordered_candidates)}
         result.extensions.sort(key=lambda e: order.get(e.path, len(order)))
-        inline = await load_extensions(
-            [],
-            str(self.cwd),
-            runtime=runtime,
-            generation=self._generation,
-            factories=self.extension_factories,
-        )
-        result.extensions.extend(inline.extensions)
-        result.errors.extend(inline.errors)
+        if self.extension_factories:
+            from pi_app.coding.extensions.loader import load_extensions
+
+            inline = await load_extensions(
+                [],
+                str(self.cwd),
+                runtime=runtime.get(),
+                generation=self._generation,
+                factories=self.extension_factories,
+            )
+            result.extensions.extend(inline.extensions)
+            result.errors.extend(inline.errors)
         result.diagnostics = [*self._package_diagnostics, *diagnostics]
-        result.runtime = runtime
+        result.runtime = runtime.made
         override = self.overrides["extensions"]
         self._extensions = override(result) if override is not None else result
 
@@ -442,7 +469,7 @@ class ResourceLoader:
         self._load_text_resources()
 
     async def _load_extension_candidates(
-        self, candidates: list[Candidate], runtime: ExtensionRuntime
+        self, candidates: list[Candidate], runtime: _LazyRuntime
     ) -> LoadExtensionsResult:
         sources = []
         for candidate in candidates:
@@ -451,7 +478,13 @@ class ResourceLoader:
             text = str(candidate.path)
             self._metadata[text] = candidate.metadata
             sources.append(ExtensionSource(text, text, candidate.metadata))
-        return await load_extensions(sources, str(self.cwd), runtime=runtime, generation=self._generation)
+        if not sources:  # nothing to import: the extension machinery stays unloaded (start-up cost)
+            return LoadExtensionsResult()
+        from pi_app.coding.extensions.loader import load_extensions
+
+        return await load_extensions(
+            sources, str(self.cwd), runtime=runtime.get(), generation=self._generation
+        )
 
     async def _decide_trust(self, phase_a: LoadExtensionsResult) -> bool:
         """R-RES-30 after ``--approve`` and saved decisions (the policy's job): ``project_trust``
@@ -460,7 +493,9 @@ class ResourceLoader:
         try:
             if self.trust_decider is not None:
                 return bool(await self.trust_decider(phase_a))
-            if self.trust.needs_decision(cwd):
+            if self.trust.needs_decision(cwd) and phase_a.extensions:
+                from pi_app.coding.extensions.runner import ask_project_trust
+
                 decision, remember = await ask_project_trust(
                     phase_a.extensions, cwd, mode=self.mode, ui=self.ui, on_error=self._trust_handler_error
                 )
@@ -742,24 +777,27 @@ class ResourceLoader:
             context_files = None  # type: ignore[assignment]
         files: list[Any] = []
         system: str | None = None
-        append: str | None = None
+        appended: list[str] = []
         if context_files is not None:
             if not self.no_context_files:
                 files = list(context_files.load_context_files(self.cwd, self.agent_dir, warn))
             system, append = context_files.load_prompt_files(
                 self.cwd, self.agent_dir, self.project_trusted, warn
             )
+            appended = [append] if append else []
             if self.cli_system_prompt is not None:
                 system = context_files.resolve_cli_text(self.cli_system_prompt, self.cwd, warn)
             if self.cli_append_system_prompt is not None:
-                append = context_files.resolve_cli_text(self.cli_append_system_prompt, self.cwd, warn)
+                appended = [
+                    context_files.resolve_cli_text(a, self.cwd, warn) for a in self.cli_append_system_prompt
+                ]
         else:
             system = self.cli_system_prompt
-            append = self.cli_append_system_prompt
+            appended = list(self.cli_append_system_prompt or [])
+        appended = [a for a in appended if a]
         self._agents_files = self.agents_files_override(files) if self.agents_files_override else files
         self._context_warnings = warnings
         self._system_prompt = self.system_prompt_override(system) if self.system_prompt_override else system
-        appended = [append] if append else []
         self._append_system_prompt = (
             self.append_system_prompt_override(appended) if self.append_system_prompt_override else appended
         )

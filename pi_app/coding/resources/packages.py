@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from pi_app.coding import paths
-from pi_app.coding.extensions.loader import discover_extensions_in_dir, is_js_path, read_manifest
+from pi_app.coding.extensions.discovery import discover_extensions_in_dir, is_js_path, read_manifest
 from pi_app.coding.resources.diagnostics import ResourceDiagnostic, error, warning
 from pi_app.coding.resources.patterns import glob_match, is_enabled
 from pi_app.coding.resources.prompt_templates import discover_template_files
