@@ -52,6 +52,7 @@ class RpcServer:
         self._tasks: set[asyncio.Task[Any]] = set()
         self._run_task: asyncio.Task[Any] | None = None
         self._identity_lock = asyncio.Lock()
+        self._shutdown_requested = asyncio.Event()  # an extension's ctx.shutdown() (R-RPC-30)
         self._bash_running = 0
         self._unsubscribe = session.subscribe(self._on_event)
         self._handlers: dict[str, Callable[[Any], Awaitable[Any]]] = {
@@ -75,12 +76,14 @@ class RpcServer:
         stop = stop or asyncio.Event()
         reader = asyncio.ensure_future(self._read_all(records))
         stopper = asyncio.ensure_future(stop.wait())
+        requested = asyncio.ensure_future(self._shutdown_requested.wait())
         try:
-            await asyncio.wait({reader, stopper}, return_when=asyncio.FIRST_COMPLETED)
+            await asyncio.wait({reader, stopper, requested}, return_when=asyncio.FIRST_COMPLETED)
         finally:
             interrupted = stop.is_set()
             reader.cancel()
             stopper.cancel()
+            requested.cancel()
         failure = reader.exception() if reader.done() and not reader.cancelled() else None
         if failure is not None:  # an internal error, not the client's: one last line, then exit 1
             log.error("RPC input loop failed", exc_info=failure)
@@ -91,6 +94,10 @@ class RpcServer:
     async def _read_all(self, records: AsyncIterator[bytes]) -> None:
         async for record in records:
             self.dispatch(record)
+
+    def request_shutdown(self) -> None:
+        """Stop reading; work already accepted (the command that asked included) finishes first."""
+        self._shutdown_requested.set()
 
     def dispatch(self, record: bytes) -> None:
         """Parse one record and start its command; parse errors are answered at once."""
@@ -134,9 +141,28 @@ class RpcServer:
     def busy(self) -> bool:
         return self.session.is_busy or (self._run_task is not None and not self._run_task.done())
 
+    def _extension_command(self, text: str) -> str | None:
+        """The name of the extension command ``text`` invokes (``/name args``), else None."""
+        parse = getattr(getattr(self.session, "extension_runner", None), "parse_command", None)
+        if parse is None or not text.startswith("/") or parse(text) is None:
+            return None
+        return text[1:].split(" ", 1)[0]
+
+    def _reject_queued_command(self, text: str) -> None:
+        name = self._extension_command(text)
+        if name is not None:
+            raise RuntimeError(
+                f"/{name} is an extension command and cannot be queued; send it with prompt instead"
+            )
+
     def _start_prompt(self, command: p.PromptCommand) -> None:
         session = self.session
         images = _images(command.images)
+        if self._extension_command(command.message) is not None:
+            # extension commands run at once, even while the agent streams (40 R-EXT-48, R-RPC-12)
+            self.send(p.success("prompt", command.id))
+            self._spawn(self._run_prompt(command.message, images))
+            return
         try:
             if self.busy:
                 if command.streaming_behavior == "steer":
@@ -163,10 +189,12 @@ class RpcServer:
             sys.stderr.write(f"Error: {exc}\n")
 
     async def _cmd_steer(self, cmd: p.SteerCommand) -> Any:
+        self._reject_queued_command(cmd.message)
         self.session.steer(cmd.message, _images(cmd.images))
         return p.NO_DATA
 
     async def _cmd_follow_up(self, cmd: p.SteerCommand) -> Any:
+        self._reject_queued_command(cmd.message)
         self.session.follow_up(cmd.message, _images(cmd.images))
         return p.NO_DATA
 
@@ -548,11 +576,11 @@ async def run_rpc_mode(options: Any) -> int:
 
 
 def _bind_extensions(session: Any, server: RpcServer) -> None:
-    """Give loaded extensions the RPC dialogs and report their errors as ``extension_error`` events."""
+    """Give loaded extensions the RPC dialogs, report their errors as ``extension_error`` events,
+    honour ``ctx.shutdown()`` and start them (``session_start``)."""
     runner = getattr(session, "extension_runner", None)
     if runner is None:
         return
-    runner.set_ui_context(server.ui, mode="rpc", has_ui=True)
 
     def report(error: Any) -> None:
         server.send(
@@ -565,3 +593,7 @@ def _bind_extensions(session: Any, server: RpcServer) -> None:
         )
 
     runner.on_error(report)
+    if hasattr(runner, "on_shutdown_request"):
+        runner.on_shutdown_request = server.request_shutdown
+    # the binding starts the extensions (session_start) on the first interactive UI context
+    runner.set_ui_context(server.ui, mode="rpc", has_ui=True)
