@@ -40,6 +40,8 @@ from pi_app.tui.commands import parse as parse_command
 from pi_app.tui.editor.autocomplete import CommandInfo, PiAutocomplete
 from pi_app.tui.editor.widget import PromptEditor
 from pi_app.tui.editor_slot import EditorSlot
+from pi_app.tui.ext_host import AppExtensions
+from pi_app.tui.ext_ui import RunOnUI
 from pi_app.tui.footer import Footer
 from pi_app.tui.keybindings import Keybindings
 from pi_app.tui.session_bridge import SessionBridge, SessionCallFailed, SessionEvent, SessionReady
@@ -142,7 +144,9 @@ class PiApp(App[int], inherit_bindings=False):
         self.known_models: list[Any] = []
         """The available models as last fetched (``/model`` argument completion reads it)."""
         self.extension_shortcuts: dict[str, tuple[str, Callable[[], Any]]] = {}
-        """Extension shortcuts: key id -> (description, handler); see ``ext_ui``."""
+        """Extension shortcuts: key id -> (description, handler); see ``ext_host``."""
+        self.ext = AppExtensions(self)
+        """The extensions' UI context, dialogs, widgets, commands and shortcuts (``ext_host``)."""
         from pi_app.tui.selectors.models import model_argument_completions
 
         model_command = self.commands.find("model")
@@ -201,6 +205,7 @@ class PiApp(App[int], inherit_bindings=False):
             theme=self.themes.current,
             id="editor",
         )
+        editor.shortcut_handler = self.ext.handle_key
         return editor
 
     def on_mount(self) -> None:
@@ -278,6 +283,7 @@ class PiApp(App[int], inherit_bindings=False):
         """Clear the transcript and render the session's current context again (R-TR-10)."""
         from pi_app.tui.history import render_session_history
 
+        self.ext.check_generation()
         transcript = self.transcript
         streaming = transcript.streaming
         transcript.clear_blocks()
@@ -355,11 +361,12 @@ class PiApp(App[int], inherit_bindings=False):
         self._add_header()
 
     def _add_header(self) -> None:
-        block = StartupHeaderBlock(self.header_content())
+        block = StartupHeaderBlock(self.header_content(), override=self.ext.surface.header_override)
         transcript = self.transcript
         if block.key in {b.key for b in transcript.blocks}:
             existing = next(b for b in transcript.blocks if b.key == block.key)
             assert isinstance(existing, StartupHeaderBlock)
+            existing.override = block.override
             existing.set_content(block.content)
             transcript.refresh_block(existing, immediate=True)
             return
@@ -369,6 +376,7 @@ class PiApp(App[int], inherit_bindings=False):
         for watcher in (self._theme_watcher, self._git_watcher):
             if watcher is not None:
                 watcher.stop()
+        self.ext.dialogs.cancel_all()
         self.bridge.stop()
         self.terminal.detach()
 
@@ -398,6 +406,7 @@ class PiApp(App[int], inherit_bindings=False):
             self.transcript.add_note(f"{self.session.no_model_message} Or use /login.", "warning")
         self.update_title()
         self.refresh_footer()
+        self.ext.bind()
         self._send_initial_messages()
         self.run_worker(self._fetch_models(), group="models", exit_on_error=False)
 
@@ -450,6 +459,11 @@ class PiApp(App[int], inherit_bindings=False):
     def has_screen(self) -> bool:
         """False while starting or after the screens were closed (late messages are dropped)."""
         return self.main_screen is not None
+
+    @on(RunOnUI)
+    def _run_on_ui(self, message: RunOnUI) -> None:
+        message.stop()
+        self.ext.run_guarded(message.fn, message.origin)
 
     @on(SessionCallFailed)
     def _call_failed(self, message: SessionCallFailed) -> None:
@@ -728,6 +742,9 @@ class PiApp(App[int], inherit_bindings=False):
         if parsed is not None and parsed[0] in self.commands:
             self.run_worker(self._run_command(text), group="command", exit_on_error=False)
             return
+        if self.session is not None and self.ext.is_command(text):  # at once, even while busy (R-EXT-48)
+            self.ext.run_command(text)
+            return
         if self.session is None:
             editor.set_text(text)
             self.show_status("Still starting up…")
@@ -737,7 +754,7 @@ class PiApp(App[int], inherit_bindings=False):
 
             run_user_bash(self, text)
             return
-        if self._compacting is not None and not self._is_extension_command(text):
+        if self._compacting is not None:
             self.local_queue.append((text, "followUp" if follow_up else "steer"))
             self.refresh_pending()
             self.show_status("Queued message for after compaction")
@@ -749,14 +766,6 @@ class PiApp(App[int], inherit_bindings=False):
             self.send_prompt(text, "followUp" if follow_up else "steer")
             return
         self.send_prompt(text, None)
-
-    def _is_extension_command(self, text: str) -> bool:
-        parsed = parse_command(text)
-        if parsed is None:
-            return False
-        from pi_app.tui.resources import extension_command_names
-
-        return parsed[0] in extension_command_names(self)
 
     def send_prompt(self, text: str, behavior: str | None, images: Any = None) -> None:
         """``session.prompt`` with the streaming behaviour (or the older ``steer``/``follow_up``)."""

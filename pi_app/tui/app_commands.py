@@ -163,7 +163,9 @@ async def _reload(app: Any, args: str) -> None:
         return
     session = app.session
     try:
-        if session is not None and hasattr(session, "reload"):
+        if session is not None and hasattr(getattr(session, "extension_runner", None), "reload"):
+            await app.ext.reload()  # re-imports extensions and reloads settings and resources
+        elif session is not None and hasattr(session, "reload"):
             await app.bridge.request(lambda s: s.reload())
         elif session is not None and getattr(session, "resource_loader", None) is not None:
             await app.bridge.request(lambda s: s.resource_loader.reload())

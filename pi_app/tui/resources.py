@@ -98,10 +98,14 @@ def extra_command_infos(app: Any) -> list[CommandInfo]:
         CommandInfo(getattr(t, "name", ""), getattr(t, "description", None) or None)
         for t in prompt_templates(app)
     ]
-    infos += [
-        CommandInfo(getattr(c, "name", ""), getattr(c, "description", None) or None)
-        for c in extension_commands(app)
-    ]
+    ext = getattr(app, "ext", None)
+    if ext is not None:  # with argument completions (``ext_host``)
+        infos += ext.command_infos()
+    else:
+        infos += [
+            CommandInfo(getattr(c, "name", ""), getattr(c, "description", None) or None)
+            for c in extension_commands(app)
+        ]
     enabled = True
     if app.settings is not None and hasattr(app.settings, "get_enable_skill_commands"):
         enabled = bool(app.settings.get_enable_skill_commands())

@@ -3,7 +3,7 @@
 Default rendering: a ``customMessageBg`` box with the ``[<customType>]`` label in
 ``customMessageLabel`` and the content as markdown in ``customMessageText``. An extension may
 register a renderer for its type (``register_message_renderer``); it is called as
-``renderer(message, expanded, theme)`` and may return a string, a Rich renderable or a list of
+``renderer(message, options, theme)`` (``options.expanded``, ``options.output_pad``) and may return a string, a Rich renderable or a list of
 strips. A renderer that raises (or returns nothing) falls back to the default, so a broken
 extension never hides the message.
 """
@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from rich.console import RenderableType
@@ -25,7 +26,15 @@ from pi_app.tui.blocks.theme import BlockTheme, bg, fg
 
 log = logging.getLogger(__name__)
 
-MessageRenderer = Callable[[Any, bool, Any], "RenderableType | list[Strip] | str | None"]
+MessageRenderer = Callable[[Any, "MessageRenderOptions", Any], "RenderableType | list[Strip] | str | None"]
+
+
+@dataclass(frozen=True)
+class MessageRenderOptions:
+    """The ``options`` a message renderer receives (spec 40 §2.3): ``expanded`` and ``output_pad``."""
+
+    expanded: bool = False
+    output_pad: int = 1
 
 
 def custom_text(message: Any) -> str:
@@ -47,7 +56,7 @@ class CustomMessageBlock(Block):
         if self.renderer is None:
             return None
         try:
-            result = self.renderer(self.message, self.expanded, theme)
+            result = self.renderer(self.message, MessageRenderOptions(self.expanded), theme)
         except Exception:
             log.exception("message renderer for %s failed", getattr(self.message, "custom_type", "?"))
             return None

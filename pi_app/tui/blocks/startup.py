@@ -9,7 +9,7 @@ keybindings, never hard-coded here.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from rich.style import Style
@@ -37,9 +37,17 @@ class HeaderContent:
 class StartupHeaderBlock(Block):
     kind = "header"
 
-    def __init__(self, content: HeaderContent, key: str | None = "startup-header") -> None:
+    def __init__(
+        self,
+        content: HeaderContent,
+        key: str | None = "startup-header",
+        *,
+        override: Callable[[int, BlockTheme], list[Strip]] | None = None,
+    ) -> None:
         super().__init__(key)
         self.content = content
+        self.override = override
+        """An extension's header (``set_header``) drawn instead of the built-in one."""
 
     def set_content(self, content: HeaderContent) -> None:
         self.content = content
@@ -83,6 +91,9 @@ class StartupHeaderBlock(Block):
         return out
 
     def build(self, width: int, theme: BlockTheme) -> list[Strip]:
+        if self.override is not None:
+            custom = self.override(max(1, width - 2), theme)
+            return [Strip.blank(0), *indent(custom)] if custom else []
         return [Strip.blank(0), *indent(render_rich(self._text(theme), max(1, width - 2)))]
 
     def estimate_height(self, width: int) -> int:

@@ -1,0 +1,103 @@
+"""Extension dialogs in the app: answered from the keyboard while the agent thread awaits them
+(spec 40 §2.6, R-UI-01/02, scenario 36; spec 60 R-XUI-01)."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from tests.tui.helpers import wait_for
+from tests.tui_ext.fakes import extension_app, transcript_text, write_extension
+
+ASKER = """
+from pi_app.ext import AbortController
+
+def setup(pi):
+    answers = []
+    pi.answers = answers
+
+    async def ask(args, ctx):
+        kind = args.split()[0] if args else "confirm"
+        if kind == "confirm":
+            answers.append(await ctx.ui.confirm("Deploy?", "Ship it to production?"))
+        elif kind == "select":
+            answers.append(await ctx.ui.select("Pick a colour", ["red", "green", "blue"]))
+        elif kind == "input":
+            answers.append(await ctx.ui.input("Your name", "type here"))
+        elif kind == "editor":
+            answers.append(await ctx.ui.editor("Notes", "line one"))
+        elif kind == "timed":
+            answers.append(await ctx.ui.confirm("Hurry", "Two seconds", timeout=2))
+        elif kind == "aborted":
+            controller = AbortController()
+            import asyncio
+            asyncio.get_running_loop().call_later(0.5, controller.abort)
+            answers.append(await ctx.ui.confirm("Abort me", "soon", signal=controller.signal))
+        ctx.ui.notify(f"answer: {answers[-1]!r}", "info")
+
+    pi.register_command("ask", description="Ask something", handler=ask)
+"""
+
+
+async def _start(tmp_path: Path):
+    path = write_extension(tmp_path / "ext" / "asker.py", ASKER)
+    app, provider, _ = extension_app(tmp_path, [path])
+    return app
+
+
+async def _ask(pilot, app, kind: str) -> None:
+    await wait_for(pilot, lambda: app.session is not None and app.ext.binding is not None)
+    app.editor.set_text(f"/ask {kind}")
+    await pilot.press("enter")
+    await wait_for(pilot, lambda: app.ext.dialogs.current is not None and app.ext.dialogs.current.widget)
+
+
+async def test_confirm_select_input_editor_answers_reach_the_extension(tmp_path: Path) -> None:
+    app = await _start(tmp_path)
+    async with app.run_test(size=(90, 30)) as pilot:
+        await _ask(pilot, app, "confirm")
+        await pilot.press("enter")  # "Yes" is preselected
+        await wait_for(pilot, lambda: "answer: True" in transcript_text(app))
+        assert app.editor.display and app.ext.dialogs.current is None
+
+        await _ask(pilot, app, "select")
+        await pilot.press("down", "down", "enter")
+        await wait_for(pilot, lambda: "answer: 'blue'" in transcript_text(app))
+
+        await _ask(pilot, app, "input")
+        await pilot.press(*"Ada", "enter")
+        await wait_for(pilot, lambda: "answer: 'Ada'" in transcript_text(app))
+
+        await _ask(pilot, app, "editor")
+        await pilot.press("shift+enter", *"two", "enter")
+        await wait_for(pilot, lambda: "answer: 'line one\\ntwo'" in transcript_text(app))
+
+        await _ask(pilot, app, "select")
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: "answer: None" in transcript_text(app))
+        assert app.is_running
+
+
+async def test_timed_confirm_counts_down_and_resolves_false(tmp_path: Path) -> None:
+    """Scenario 36: the title shows the seconds left; no answer after ~2 s means False."""
+    app = await _start(tmp_path)
+    async with app.run_test(size=(90, 30)) as pilot:
+        started = time.monotonic()
+        await _ask(pilot, app, "timed")
+        widget = app.ext.dialogs.current.widget
+        await wait_for(pilot, lambda: widget.title in ("Hurry (2s)", "Hurry (1s)"))
+        await wait_for(pilot, lambda: widget.title == "Hurry (1s)")
+        await wait_for(pilot, lambda: "answer: False" in transcript_text(app))
+        elapsed = time.monotonic() - started
+        assert 1.5 < elapsed < 6
+        assert app.ext.dialogs.current is None and app.editor.display
+
+
+async def test_aborted_confirm_resolves_false_at_abort_time(tmp_path: Path) -> None:
+    app = await _start(tmp_path)
+    async with app.run_test(size=(90, 30)) as pilot:
+        await _ask(pilot, app, "aborted")
+        started = time.monotonic()
+        await wait_for(pilot, lambda: "answer: False" in transcript_text(app))
+        assert time.monotonic() - started < 1.5
+        assert app.ext.dialogs.current is None
