@@ -25,7 +25,7 @@ from textual.widgets import Static
 
 from pi_app.tui.dialogs import PanelDialog
 from pi_app.tui.selectors.choice import ChoiceSelector, TextPrompt
-from pi_app.tui.selectors.lines import rule, styled, theme_of
+from pi_app.tui.selectors.lines import styled, theme_of
 
 
 @dataclass(eq=False)
@@ -72,7 +72,9 @@ class SelectDialog(ChoiceSelector):
 
 class InputDialog(PanelDialog):
     def __init__(self, request: DialogRequest, placeholder: str) -> None:
-        super().__init__(request.title, hint="enter submit · esc cancel", on_cancel=lambda: request.resolve(None))
+        super().__init__(
+            request.title, hint="enter submit · esc cancel", on_cancel=lambda: request.resolve(None)
+        )
         self.request = request
         self.placeholder = placeholder
 
@@ -160,7 +162,9 @@ class ExtensionDialogs:
                 self._failed(request, exc)
                 continue
             if inspect.isawaitable(built):
-                self.app.run_worker(self._await_widget(request, built), group="ext-dialog", exit_on_error=False)
+                self.app.run_worker(
+                    self._await_widget(request, built), group="ext-dialog", exit_on_error=False
+                )
                 return
             self._mount(request, built)
             return

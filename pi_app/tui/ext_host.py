@@ -229,7 +229,9 @@ class AppExtensions:
         except Exception:
             return []
         return [
-            CommandInfo(c.name, c.description, None, self._completer(c) if c.get_argument_completions else None)
+            CommandInfo(
+                c.name, c.description, None, self._completer(c) if c.get_argument_completions else None
+            )
             for c in commands
         ]
 
@@ -264,12 +266,16 @@ class AppExtensions:
             actions = set(keybindings.actions_for(key))
             reserved = actions & RESERVED_APP_ACTIONS
             if reserved:
-                self._warn_key(key, f"Shortcut '{key}' from {shortcut.extension_path} is reserved for "
-                               f"{sorted(reserved)[0]} and cannot be taken over. Skipping.")
+                self._warn_key(
+                    key,
+                    f"Shortcut '{key}' from {shortcut.extension_path} is reserved for "
+                    f"{sorted(reserved)[0]} and cannot be taken over. Skipping.",
+                )
                 continue
             if actions:
-                self._warn_key(key, f"Shortcut '{key}' from {shortcut.extension_path} takes over "
-                               f"{sorted(actions)[0]}")
+                self._warn_key(
+                    key, f"Shortcut '{key}' from {shortcut.extension_path} takes over {sorted(actions)[0]}"
+                )
             allowed[key.lower()] = shortcut
         self.shortcuts = allowed
         self.app.extension_shortcuts = {
@@ -316,7 +322,11 @@ class AppExtensions:
         slot = app.editor_slot
         old = slot.editor
         try:
-            new = factory(app, app.themes.current, app.keybindings) if factory is not None else app.make_editor()
+            new = (
+                factory(app, app.themes.current, app.keybindings)
+                if factory is not None
+                else app.make_editor()
+            )
             if not isinstance(new, PromptEditor):
                 raise TypeError("set_editor_component needs a pi_app.tui.ext.CustomEditor")
         except Exception as exc:
@@ -345,7 +355,9 @@ def _item(raw: Any) -> AutocompleteItem:
     if isinstance(raw, str):
         return AutocompleteItem(raw, raw)
     value = str(getattr(raw, "value", ""))
-    return AutocompleteItem(value, str(getattr(raw, "label", None) or value), getattr(raw, "description", None))
+    return AutocompleteItem(
+        value, str(getattr(raw, "label", None) or value), getattr(raw, "description", None)
+    )
 
 
 def _first_line(text: str) -> str:
