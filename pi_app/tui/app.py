@@ -238,7 +238,9 @@ class PiApp(App[int], inherit_bindings=False):
 
     @property
     def editor(self) -> PromptEditor:
-        return self._query("#editor", PromptEditor)
+        editor = self.editor_slot.editor  # not "#editor": an extension may be swapping it (R-UI-06)
+        assert isinstance(editor, PromptEditor)
+        return editor
 
     @property
     def footer(self) -> Footer:

@@ -338,9 +338,9 @@ class AppExtensions:
         new.padding_x, new.max_visible_items = old.padding_x, old.max_visible_items
         new.keybindings = app.keybindings
         was_visible = old.display
-        await old.remove()
-        slot.editor = new
+        slot.editor = new  # app.editor is the new one from now on, even before it is mounted
         new.display = was_visible
+        await old.remove()  # first: both carry the id "editor"
         await slot.mount(new, before=0 if slot.children else None)
         new.set_text(text)
         new.set_border_token(app.thinking_border_token())
