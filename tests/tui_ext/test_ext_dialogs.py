@@ -101,3 +101,56 @@ async def test_aborted_confirm_resolves_false_at_abort_time(tmp_path: Path) -> N
         await wait_for(pilot, lambda: "answer: False" in transcript_text(app))
         assert time.monotonic() - started < 1.5
         assert app.ext.dialogs.current is None
+
+
+TWO_AT_ONCE = """
+import asyncio
+
+def setup(pi):
+    async def both(args, ctx):
+        first, second = await asyncio.gather(
+            ctx.ui.confirm("First?", "one"), ctx.ui.input("Second", "two"))
+        ctx.ui.notify(f"answers: {first!r} {second!r}", "info")
+
+    pi.register_command("both", handler=both)
+
+    async def working(args, ctx):
+        ctx.ui.set_working_message(args or None)
+
+    pi.register_command("working", handler=working)
+"""
+
+
+async def test_concurrent_dialogs_are_shown_one_after_the_other(tmp_path: Path) -> None:
+    path = write_extension(tmp_path / "ext" / "two.py", TWO_AT_ONCE)
+    app, _, _ = extension_app(tmp_path, [path])
+    async with app.run_test(size=(90, 30)) as pilot:
+        await wait_for(pilot, lambda: app.session is not None and app.ext.binding is not None)
+        app.editor.set_text("/both")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: app.ext.dialogs.current is not None and app.ext.dialogs.current.widget)
+        assert app.ext.dialogs.current.kind == "confirm" and len(app.ext.dialogs.waiting) == 1
+        await pilot.press("down", "enter")  # No
+        await wait_for(
+            pilot, lambda: app.ext.dialogs.current is not None and app.ext.dialogs.current.kind == "input"
+        )
+        await pilot.pause(0.1)
+        await pilot.press(*"ok", "enter")
+        await wait_for(pilot, lambda: "answers: False 'ok'" in transcript_text(app))
+
+
+async def test_working_message_replaces_the_spinner_text(tmp_path: Path) -> None:
+    from pi_app.ai.testing import delay, text
+
+    path = write_extension(tmp_path / "ext" / "two.py", TWO_AT_ONCE)
+    app, _, _ = extension_app(tmp_path, [path], [[delay(1.5), text("done")]])
+    async with app.run_test(size=(90, 30)) as pilot:
+        await wait_for(pilot, lambda: app.session is not None and app.ext.binding is not None)
+        app.ext.run_command("/working Thinking hard")
+        await wait_for(pilot, lambda: app.working_message == "Thinking hard")
+        await pilot.press(*"go", "enter")
+        await wait_for(pilot, lambda: app.is_working)
+        assert "Thinking hard" in str(app.status_line.render())
+        await wait_for(pilot, lambda: not app.is_working)
+        app.ext.run_command("/working")
+        await wait_for(pilot, lambda: app.working_message is None)

@@ -108,14 +108,18 @@ async def test_replacement_editor_keeps_app_keys_and_text(tmp_path: Path) -> Non
     async with app.run_test(size=(100, 30)) as pilot:
         await wait_for(pilot, lambda: app.session is not None and app.ext.binding is not None)
         app.ext.run_command("/shout")
-        await wait_for(pilot, lambda: type(app.editor).__name__ == "ShoutingEditor")
+        await wait_for(
+            pilot, lambda: type(app.editor).__name__ == "ShoutingEditor" and app.focused is app.editor
+        )
         await pilot.press(*"hey", "space", "1")
         assert app.editor.text == "HEY 1"
         await pilot.press("enter")  # submit is an app binding the replacement inherits
         await wait_for(pilot, lambda: "heard you" in transcript_text(app) and not app.is_working)
         app.editor.set_text("keep")
         app.ext.run_command("/shout off")
-        await wait_for(pilot, lambda: type(app.editor).__name__ == "PromptEditor")
+        await wait_for(
+            pilot, lambda: type(app.editor).__name__ == "PromptEditor" and app.focused is app.editor
+        )
         assert app.editor.text == "keep" and app.focused is app.editor
 
         app.ext.run_command("/listen")

@@ -176,3 +176,49 @@ async def test_custom_component_in_the_editor_slot_and_as_overlay(tmp_path: Path
         await pilot.pause(0.05)
         assert not app.main_screen.query(ExtensionOverlay)
         assert module_for(path).STATE["overlay"] == "clicked"
+
+
+GENERATIONS = """
+def setup(pi):
+    @pi.on("session_start")
+    def show(event, ctx):
+        if event.reason == "startup":
+            ctx.ui.set_widget("startup-only", ["from the first runtime"])
+            ctx.ui.set_status("old", "old status")
+        ctx.ui.set_widget("reason", [f"started: {event.reason}"])
+
+    async def bye(args, ctx):
+        ctx.shutdown()
+
+    pi.register_command("bye", handler=bye)
+"""
+
+
+async def test_new_session_clears_the_old_runtime_elements(tmp_path: Path) -> None:
+    """R-XUI-02: after /new only what the new runtime's session_start sets is on screen."""
+    path = write_extension(tmp_path / "ext" / "generations.py", GENERATIONS)
+    app, _, _ = extension_app(tmp_path, [path])
+    async with app.run_test(size=(90, 30)) as pilot:
+        await wait_for(pilot, lambda: "reason" in app.ext.surface.widgets)
+        assert app.ext.surface.widgets["reason"].lines == ["started: startup"]
+        assert "startup-only" in app.ext.surface.widgets and app.footer.state.statuses
+        app.editor.set_text("/new")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: "New session started" in transcript_text(app))
+        await wait_for(pilot, lambda: app.ext.surface.widgets["reason"].lines == ["started: new"])
+        assert "startup-only" not in app.ext.surface.widgets
+        assert app.footer.state.statuses == {}
+        above = app.main_screen.query_one("#widgets-above")
+        assert [w.lines for w in above.query(LinesWidget)] == [["started: new"]]
+
+
+async def test_shutdown_request_quits_the_app(tmp_path: Path) -> None:
+    """R-EXT-46 / R-TUI-11: ctx.shutdown() from a command ends the app when idle."""
+    path = write_extension(tmp_path / "ext" / "generations.py", GENERATIONS)
+    app, _, _ = extension_app(tmp_path, [path])
+    async with app.run_test(size=(90, 30)) as pilot:
+        await wait_for(pilot, lambda: "reason" in app.ext.surface.widgets)
+        app.editor.set_text("/bye")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: not app.is_running)
+    assert app.return_code == 0
