@@ -54,12 +54,15 @@ class SelectDialog(ChoiceSelector):
         self.message = message
 
     def _paint(self, width: int) -> list[Strip]:
+        """Like ``ChoiceSelector`` but titles and messages may span several lines."""
         lines = super()._paint(width)
-        if not self.message:
-            return lines
         theme = theme_of(self)
-        body = [styled([(f"  {line}", None)], theme, width) for line in self.message.splitlines() or [""]]
-        return [*lines[:2], *body, styled([("", None)], theme, width), *lines[2:]]
+        title = [styled([(f"  {line}", None)], theme, width, bold=True) for line in self.title.split("\n")]
+        body = []
+        if self.message:
+            body = [styled([(f"  {line}", None)], theme, width) for line in self.message.split("\n")]
+            body.append(styled([("", None)], theme, width))
+        return [lines[0], *title, *body, *lines[2:]]
 
     def set_title(self, text: str) -> None:
         self.title = text

@@ -219,3 +219,30 @@ async def test_failing_extensions_leave_the_app_running_with_one_line_each(tmp_p
         await pilot.press("enter")
         await wait_for(pilot, lambda: "good ran" in transcript_text(app))
         assert app.is_running
+
+
+OVERRIDE = """
+from pi_app.ext import ToolDefinition, text_result
+
+def setup(pi):
+    async def read(tool_call_id, params, signal, on_update, ctx):
+        return text_result("read by the extension")
+
+    pi.register_tool(ToolDefinition(name="read", label="Read", description="Read a file",
+        parameters={"type": "object", "properties": {"path": {"type": "string"}}}, execute=read))
+"""
+
+
+async def test_builtin_tool_override_warns_once_and_runs_the_extension(tmp_path: Path) -> None:
+    """Scenario 22 in the app: one override warning; the model gets the extension's result."""
+    path = write_extension(tmp_path / "ext" / "override.py", OVERRIDE)
+    script = [[tool_call("read", {"path": "x.txt"})], [text("ok")]]
+    app, _, _ = extension_app(tmp_path, [path], script)
+    async with app.run_test(size=(160, 30)) as pilot:
+        await _ready(pilot, app)
+        await pilot.press(*"read it", "enter")
+        await wait_for(pilot, lambda: "ok" in transcript_text(app).split() and not app.is_working)
+        text_now = transcript_text(app)
+        assert text_now.count('Extension tool "read" from') == 1 and "replaces the built-in tool" in text_now
+        results = [m for m in app.session.messages if getattr(m, "role", "") == "toolResult"]
+        assert results[0].content[0].text == "read by the extension"

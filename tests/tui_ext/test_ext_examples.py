@@ -27,6 +27,9 @@ async def test_permission_gate_asks_while_the_agent_waits(tmp_path: Path) -> Non
         await wait_for(pilot, lambda: app.ext.dialogs.current is not None)
         dialog = app.ext.dialogs.current.widget
         assert isinstance(dialog, SelectDialog) and "Dangerous command" in dialog.title
+        painted = [strip.text.rstrip() for strip in dialog._paint(100)]
+        assert f"    rm -rf {target}" in painted and "  Allow it?" in painted  # every title line
+        assert "› Yes" in painted and "  No" in painted
         assert app.is_working  # the run is waiting for the answer, the UI is not
         await pilot.press(*"x")  # keys go to the dialog, not the hidden editor
         assert app.editor.text == ""
