@@ -514,6 +514,8 @@ def _slash_commands(session: Any) -> list[dict[str, Any]]:
                         f"skill:{skill.name}", "skill", skill.description, _scope(skill), skill.file_path
                     )
                 )
+    loader = getattr(session, "resource_loader", None)
+    metadata = loader.get_path_metadata() if loader is not None else {}
     out = []
     for info in infos:
         item: dict[str, Any] = {"name": info.name}
@@ -524,7 +526,20 @@ def _slash_commands(session: Any) -> list[dict[str, Any]]:
             item["location"] = info.location
         if info.path:
             item["path"] = info.path
+            source_info = _source_info(info.path, metadata.get(info.path))
+            if source_info is not None:
+                item["sourceInfo"] = source_info
         out.append(item)
+    return out
+
+
+def _source_info(path: str, meta: Any) -> dict[str, Any] | None:
+    """pi 0.73.1's ``sourceInfo`` next to the spec's ``location``/``path`` (clients of either work)."""
+    if meta is None:
+        return None
+    out: dict[str, Any] = {"path": path, "source": meta.source, "scope": meta.scope, "origin": meta.origin}
+    if meta.base_dir:
+        out["baseDir"] = meta.base_dir
     return out
 
 
