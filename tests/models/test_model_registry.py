@@ -9,7 +9,7 @@ import pytest
 from pi_app.ai.auth import DictAuthContext, InMemoryCredentialStore
 from pi_app.ai.testing import FakeApi, fake_provider, text
 from pi_app.ai.types import Context, Model, UserMessage
-from pi_app.coding.models.registry import ModelRegistry
+from pi_app.coding.models.registry import ModelRegistry, known_apis
 
 CTX = Context(system_prompt="s", messages=[UserMessage(content="hi", timestamp=1)])
 
@@ -97,7 +97,10 @@ async def test_every_known_api_name_routes_to_its_adapter(models_json, builtins,
         "openai-responses": ("openai_responses", "openai_responses_api"),
         "anthropic-messages": ("anthropic_messages", "anthropic_messages_api"),
         "google-generative-ai": ("google_generative_ai", "google_generative_ai_api"),
+        "azure-openai-responses": ("azure_openai_responses", "azure_openai_responses_api"),
+        "openai-codex-responses": ("openai_codex_responses", "openai_codex_responses_api"),
     }
+    assert set(known_apis()) == set(apis)  # every adapter pi_app.ai has, no hand-kept list
     fakes = {name: fake_adapter(*target) for name, target in apis.items()}
     models = [{"id": name, "api": name} for name in apis]
     registry = make(

@@ -51,13 +51,15 @@ from pi_app.coding.models.model_config import (
 )
 from pi_app.coding.resolve_value import is_command, resolve_headers, resolve_value_in
 
-# The wire adapters a custom provider can name in ``api``; loaded on the first request (R-AI-03).
-KNOWN_APIS: dict[str, tuple[str, str]] = {
-    "openai-completions": ("pi_app.ai.api.openai_completions", "openai_completions_api"),
-    "openai-responses": ("pi_app.ai.api.openai_responses", "openai_responses_api"),
-    "anthropic-messages": ("pi_app.ai.api.anthropic_messages", "anthropic_messages_api"),
-    "google-generative-ai": ("pi_app.ai.api.google_generative_ai", "google_generative_ai_api"),
-}
+
+def known_apis() -> dict[str, tuple[str, str]]:
+    """The wire adapters a custom provider can name in ``api``: every adapter ``pi_app.ai`` has
+    (``pi_app.ai.providers.base.ADAPTERS``; the adapters themselves load on the first request,
+    R-AI-03)."""
+    from pi_app.ai.providers.base import ADAPTERS
+
+    return dict(ADAPTERS)
+
 
 _ROUTING_KEYS = ("openRouterRouting", "vercelGatewayRouting")
 
@@ -629,7 +631,7 @@ class ModelRegistry:
 
     def _adapter(self, api: str) -> ProviderStreams | None:
         if api not in self._adapters:
-            target = KNOWN_APIS.get(api)
+            target = known_apis().get(api)
             if target is None:
                 return None
             self._adapters[api] = lazy_stream(*target)
