@@ -60,7 +60,7 @@ class AuthStorage:
             raise AuthFileError(self.error) from None
         try:
             data = json.loads(text) if text.strip() else {}
-        except ValueError as exc:
+        except (ValueError, RecursionError) as exc:  # RecursionError: absurdly deep nesting
             self.error = f"Invalid JSON in {self.path}: {exc}"
             raise AuthFileError(self.error) from None
         if not isinstance(data, dict):

@@ -234,7 +234,7 @@ def _read_json_object(path: Path) -> dict[str, Any] | None:
         return {}
     try:
         data = json.loads(text)
-    except ValueError as exc:
+    except (ValueError, RecursionError) as exc:  # RecursionError: absurdly deep nesting
         raise SettingsParseError(str(exc)) from exc
     if not isinstance(data, dict):
         raise SettingsParseError("the file does not contain a JSON object")

@@ -184,7 +184,7 @@ class PiApp(App[int], inherit_bindings=False):
         for path in (Path(self.cwd) / ".pi" / "settings.json", self.agent_dir / "settings.json"):
             try:
                 value = json.loads(path.read_text(encoding="utf-8")).get("theme")
-            except (OSError, ValueError, AttributeError):
+            except (OSError, ValueError, AttributeError, RecursionError):
                 continue
             if isinstance(value, str) and value:
                 return value

@@ -198,12 +198,12 @@ def parse_overrides(data: Any, label: str) -> tuple[dict[str, list[str]], list[s
     for name, value in data.items():
         action_id = resolve_action(name)
         if action_id is None:
-            warnings.append(f'{label}: unknown action "{name}" ignored')
+            warnings.append(f"{label}: unknown action {json.dumps(name)} ignored")
             continue
         values = _as_list(value)
         keys = _parse_keys(values) if values is not None else None
         if keys is None:
-            warnings.append(f'{label}: invalid key for "{name}" ignored: {json.dumps(value)}')
+            warnings.append(f"{label}: invalid key for {json.dumps(name)} ignored: {json.dumps(value)}")
             continue
         is_id = name == action_id
         if action_id in overrides and not is_id and action_id in from_id:
@@ -233,7 +233,7 @@ class Keybindings:
         target = Path(path)
         try:
             data = json.loads(target.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        except (OSError, ValueError, RecursionError) as exc:  # ValueError: also 5000-digit numbers
             bindings = cls()
             bindings.warnings.append(f"Ignoring {target}: {exc}")
             return bindings

@@ -437,3 +437,66 @@ def test_unreadable_state_files_are_named_and_left_alone(name: str, with_model: 
     assert "Traceback" not in result.stderr
     if with_model and name != "models.json":
         assert result.stdout == "hello back\n"
+
+
+# ---------------------------------------------------------------------------------------------
+# Pathological JSON: Python's json raises RecursionError for absurd nesting and a plain ValueError
+# (not JSONDecodeError) for numbers over 4300 digits. Random generation never reaches these.
+# ---------------------------------------------------------------------------------------------
+
+PATHOLOGICAL_JSON = {
+    "deep": "[" * 50_000 + "]" * 50_000,
+    "huge-number": '{"a": ' + "9" * 5000 + "}",
+}
+
+
+@pytest.mark.parametrize("kind", sorted(PATHOLOGICAL_JSON))
+@pytest.mark.parametrize("name", ["settings.json", "models.json", "auth.json"])
+def test_pathological_state_files_get_one_clear_line_not_a_traceback(
+    name: str, kind: str, tmp_path: Path
+) -> None:
+    from tests.reliability.helpers import PiHome
+
+    pi_home = PiHome.make(tmp_path)
+    broken = pi_home.agent_dir / name
+    broken.write_text(PATHOLOGICAL_JSON[kind], encoding="utf-8")
+    before = broken.read_bytes()
+
+    result = pi_home.run("-p", "hello", timeout=60)
+
+    assert broken.read_bytes() == before
+    assert "Traceback" not in result.stderr, result.stderr[-3000:]
+    assert str(broken) in result.stderr.replace("~", str(pi_home.home))
+
+
+@pytest.mark.parametrize("kind", sorted(PATHOLOGICAL_JSON))
+def test_pathological_rpc_line_gets_a_parse_error_and_the_server_keeps_going(
+    kind: str, tmp_path: Path
+) -> None:
+    async def scenario() -> None:
+        harness = await make_harness(str(tmp_path), script=[[text("ok")]])
+        try:
+            harness.send_raw(PATHOLOGICAL_JSON[kind].encode() + b"\n")
+            harness.send({"type": "get_state", "id": "after"})
+            assert (await harness.response("after", timeout=20))["success"] is True
+            errors = [line for line in harness.lines() if line.get("success") is False]
+            assert [e["command"] for e in errors] == ["parse"]
+            assert errors[0]["error"].startswith("Failed to parse command")
+        finally:
+            await harness.close()
+
+    asyncio.run(scenario())
+
+
+@pytest.mark.parametrize("kind", sorted(PATHOLOGICAL_JSON))
+def test_pathological_session_line_is_skipped_by_load_and_listing(kind: str, tmp_path: Path) -> None:
+    from pi_app.coding.session.listing import build_session_info
+
+    path = tmp_path / "s.jsonl"
+    path.write_text("\n".join([json.dumps(HEADER), json.dumps(USER), PATHOLOGICAL_JSON[kind]]) + "\n")
+    before = path.read_bytes()
+    manager = SessionManager.open(path)
+    assert [e.raw["id"] for e in manager.get_entries()] == ["aaaa0001"]
+    info = build_session_info(str(path))
+    assert info is not None and info.message_count == 1
+    assert path.read_bytes() == before

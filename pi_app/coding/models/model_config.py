@@ -236,7 +236,7 @@ def parse_models_config(
     file_line = f"File: {path}"
     try:
         raw = json.loads(strip_json_comments(text))
-    except json.JSONDecodeError as exc:
+    except (ValueError, RecursionError) as exc:  # also 5000-digit numbers and absurd nesting
         return None, f"Failed to parse models.json: {exc}\n\n{file_line}"
     if not isinstance(raw, dict):
         return None, f"Invalid models.json schema:\n  - root: must be an object\n\n{file_line}"

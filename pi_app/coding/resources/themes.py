@@ -200,7 +200,7 @@ def load_theme_file(path: str | Path, source_info: PathMetadata | None = None) -
     target = Path(path)
     try:
         data = json.loads(target.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except (OSError, ValueError, RecursionError) as exc:  # ValueError: also 5000-digit numbers
         raise ThemeError(f"Failed to parse theme {target}: {exc}") from exc
     return parse_theme(data, str(target), source_info)
 

@@ -64,7 +64,7 @@ def build_session_info(path: str, storage: SessionStorage | None = None) -> Sess
             continue
         try:
             raw = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):
             if header is None:
                 return None
             continue
@@ -169,7 +169,7 @@ def read_header(path: str, storage: SessionStorage | None = None) -> dict[str, A
             return None
         try:
             raw = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):
             return None
         return raw if is_header(raw) else None
     return None

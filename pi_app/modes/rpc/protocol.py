@@ -184,7 +184,7 @@ def parse_command(record: bytes) -> _Command:
     """One record -> a validated command, or ``CommandError`` with the error response."""
     try:
         raw = json.loads(record.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError) as exc:
+    except (ValueError, RecursionError) as exc:  # UnicodeDecodeError is a ValueError
         raise CommandError(failure("parse", None, f"Failed to parse command: {exc}")) from None
     if not isinstance(raw, dict):
         raise CommandError(failure("parse", None, "Failed to parse command: expected a JSON object"))
