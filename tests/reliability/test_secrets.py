@@ -281,7 +281,14 @@ def test_export_escapes_every_field(tmp_path: Path) -> None:
     assert "<iframe" not in lowered and "<svg" not in lowered
     assert not re.search(r"<[a-z][^>]*\son[a-z]+\s*=", lowered), "an event-handler attribute survived"
     assert not re.search(r"""<[a-z][^>]*(href|src)\s*=\s*["']?\s*javascript:""", lowered)
-    assert "data-pwned-user" in page  # the payload text is shown (escaped), not dropped
+    # Every field is shown as text (escaped), not dropped — the assistant's error message and the
+    # session name (page title and heading) included.
+    for field in ("user", "thinking", "text", "fence", "args", "result", "diff", "cmd", "out", "error"):
+        assert f"data-pwned-{field}" in page, field
+    title = re.search(r"<title>(.*?)</title>", page, re.S)
+    heading = re.search(r"<h1>(.*?)</h1>", page, re.S)
+    assert title and "data-pwned-name" in title.group(1)
+    assert heading and "data-pwned-name" in heading.group(1)
 
 
 @pytest.mark.skipif(CHROMIUM is None, reason="headless Chromium is not installed")
@@ -307,6 +314,7 @@ def test_exported_hostile_session_runs_no_script_in_chromium(tmp_path: Path) -> 
     )
     assert proc.returncode == 0, proc.stderr[-2000:]
     dom = proc.stdout
-    assert "data-pwned-user" in dom  # the page loaded and shows the payload as text
+    for field in ("user", "error", "name"):  # the page loaded and shows the payloads as text
+        assert f"data-pwned-{field}" in dom, field
     ran = re.findall(r"""data-pwned-[a-z]+=["']1["']""", dom)
     assert ran == [], f"script ran in the exported page: {ran}"

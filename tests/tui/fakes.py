@@ -10,9 +10,12 @@ from pi_app.ai.testing import fake_provider
 
 
 def fake_session_factory(
-    cwd: str, script: Sequence[Any] = (), *, with_model: bool = True
+    cwd: str, script: Sequence[Any] = (), *, with_model: bool = True, settings: dict[str, Any] | None = None
 ) -> tuple[Callable[[], Awaitable[Any]], Any]:
-    """Returns ``(factory, provider)``; the factory must run on the agent loop (the bridge does that)."""
+    """Returns ``(factory, provider)``; the factory must run on the agent loop (the bridge does that).
+
+    ``settings`` are the session's global settings (camelCase, as in ``settings.json``).
+    """
     provider = fake_provider(script=list(script))
 
     async def factory() -> Any:
@@ -29,7 +32,7 @@ def fake_session_factory(
         return await create_agent_session(
             cwd,
             session_manager=SessionManager.in_memory(cwd),
-            settings_manager=SettingsManager.in_memory(),
+            settings_manager=SettingsManager.in_memory(settings),
             model_registry=registry,
             model=model,
             no_context_files=True,
