@@ -148,6 +148,28 @@ def test_connection_failures_do_not_echo_keys(tmp_path: Path) -> None:
     _scan(pi_home, *(r.stdout + r.stderr for r in results))
 
 
+def test_a_server_echoing_the_key_in_its_error_gets_it_redacted(tmp_path: Path) -> None:
+    """Proxies and some servers quote the key they rejected; the error text is stored and shown."""
+    pi_home = PiHome.make(tmp_path)
+    pi_home.write_settings({"retry": {"enabled": False}})
+    results = []
+    with FakeLLMServer() as server:
+        _configure(pi_home, server.base_url)
+        for model, key in (("fake/fake-model", MODELS_KEY), ("stored/stored-model", AUTH_KEY)):
+            echo = {"error": {"type": "server_error", "message": f"upstream rejected {key}"}}
+            server.enqueue(http_error(500, echo))  # retried by L1: lands in the message diagnostics
+            server.enqueue(http_error(401, {"error": {"type": "auth_error", "message": f"bad key {key}"}}))
+            results.append(pi_home.run("-p", "--model", model, "hello"))
+        sent = [json.dumps(r.headers) for r in server.requests]
+    assert MODELS_KEY in sent[0] and AUTH_KEY in sent[2]  # the echoed values are the real keys
+    for result in results:
+        assert result.returncode == 1
+        assert result.stderr.strip().splitlines() == ["401 auth_error: bad key [redacted]"]
+    (session, *_rest) = pi_home.sessions()
+    assert "upstream rejected [redacted]" in session.read_text()  # the retry diagnostic, redacted
+    _scan(pi_home, *(r.stdout + r.stderr for r in results))
+
+
 def test_rpc_state_and_messages_carry_no_key(tmp_path: Path) -> None:
     pi_home = PiHome.make(tmp_path)
     with FakeLLMServer() as server:

@@ -9,6 +9,10 @@ that L3 can classify it (retryable, context overflow) by text; an abort raises `
 
 Every wait (connect, headers, error body, retry sleep) races the abort signal, so ``abort()`` ends a
 request promptly even against a server that sends nothing.
+
+Error texts and retry diagnostics never carry the request's credentials: a server (or proxy) that
+echoes the key in its error body gets it replaced by ``[redacted]`` (``redact_credentials``), since
+these texts end up in session files, exports and on screen.
 """
 
 from __future__ import annotations
@@ -100,6 +104,32 @@ def format_http_error(status: int, body: str) -> str:
         if text is not None:
             return text
     return f"{status} {body[:MAX_RAW_BODY_CHARS]}"
+
+
+_CREDENTIAL_HEADERS = frozenset(
+    {"authorization", "proxy-authorization", "x-api-key", "api-key", "x-goog-api-key"}
+)
+_CREDENTIAL_PARAMS = frozenset({"key", "api_key", "api-key"})
+_MIN_SECRET_CHARS = 8  # shorter values would redact ordinary words
+
+
+def credential_values(headers: dict[str, str], params: dict[str, str] | None = None) -> list[str]:
+    """The secrets a request carries (``Bearer <token>`` yields the token), longest first."""
+    found: set[str] = set()
+    for name, value in headers.items():
+        if name.lower() in _CREDENTIAL_HEADERS and isinstance(value, str):
+            found.add(value.strip())
+            found.add(value.strip().rpartition(" ")[2])
+    for name, value in (params or {}).items():
+        if name.lower() in _CREDENTIAL_PARAMS and isinstance(value, str):
+            found.add(value.strip())
+    return sorted((v for v in found if len(v) >= _MIN_SECRET_CHARS), key=len, reverse=True)
+
+
+def redact_credentials(text: str, secrets: list[str]) -> str:
+    for secret in secrets:
+        text = text.replace(secret, "[redacted]")
+    return text
 
 
 def format_seconds(seconds: float) -> str:
@@ -233,6 +263,7 @@ async def open_stream(
     on_response: ResponseHook | None = getattr(options, "on_response", None)
     timeout_s = timeout_ms / 1000 if timeout_ms and timeout_ms > 0 else None
     timeout = httpx.Timeout(timeout_s, connect=CONNECT_TIMEOUT_S)
+    secrets = credential_values(headers, params)
 
     client = getattr(options, "http_client", None)
     owned: httpx.AsyncClient | None = None
@@ -250,14 +281,14 @@ async def open_stream(
                 raise
             except httpx.TimeoutException as exc:
                 text = timeout_text(timeout_ms) if not isinstance(exc, httpx.ConnectTimeout) else None
-                failure = text or connection_error_text(exc)
+                failure = redact_credentials(text or connection_error_text(exc), secrets)
                 if attempt < max_retries:
                     await _wait_retry(diagnostics, attempt, None, backoff_seconds(attempt), failure, signal)
                     attempt += 1
                     continue
                 raise TransportError(failure) from exc
             except (httpx.TransportError, OSError) as exc:
-                failure = connection_error_text(exc)
+                failure = redact_credentials(connection_error_text(exc), secrets)
                 if attempt < max_retries:
                     await _wait_retry(diagnostics, attempt, None, backoff_seconds(attempt), failure, signal)
                     attempt += 1
@@ -284,7 +315,7 @@ async def open_stream(
                 body_text = ""
             finally:
                 await response.aclose()
-            failure = format_http_error(status, body_text)
+            failure = redact_credentials(format_http_error(status, body_text), secrets)
             if status not in RETRYABLE_STATUSES or attempt >= max_retries:
                 raise TransportError(failure)
             hinted = retry_after_seconds(response.headers)
