@@ -170,6 +170,39 @@ def test_a_server_echoing_the_key_in_its_error_gets_it_redacted(tmp_path: Path) 
     _scan(pi_home, *(r.stdout + r.stderr for r in results))
 
 
+@pytest.mark.skipif(sys.platform == "win32", reason="needs a POSIX pty")
+def test_the_app_its_screen_and_its_debug_log_carry_no_key(tmp_path: Path) -> None:
+    from tests.e2e.helpers import PI
+    from tests.tui_term.pty_terminal import PtyTerminal
+
+    pi_home = PiHome.make(tmp_path)
+    pi_home.write_settings({"retry": {"enabled": False}})
+    with FakeLLMServer() as server:
+        _configure(pi_home, server.base_url)
+        server.enqueue(text("first tui answer"))
+        server.enqueue(http_error(401, {"error": {"type": "auth_error", "message": f"bad key {AUTH_KEY}"}}))
+        term = PtyTerminal(
+            [PI, "--model", "stored/stored-model"],
+            size=(100, 30),
+            env=pi_home.env(),
+            cwd=str(pi_home.project),
+        )
+        try:
+            term.wait_for(lambda: "stored-model" in term.text(), timeout=60)
+            term.type("hello\r")
+            term.wait_for(lambda: "first tui answer" in term.text(), timeout=30)
+            term.type("again\r")
+            term.wait_for(lambda: "bad key [redacted]" in term.text(), timeout=30)
+            term.type("/debug\r")
+            debug_log = pi_home.agent_dir / "pi-debug.log"
+            term.wait_for(debug_log.exists, timeout=30)
+        finally:
+            term.close()
+        assert AUTH_KEY in json.dumps(server.requests[0].headers)
+    assert "first tui answer" in debug_log.read_text()  # the log holds the conversation, not the key
+    assert _scan(pi_home, term.raw) >= 2  # session file and debug log at least
+
+
 def test_rpc_state_and_messages_carry_no_key(tmp_path: Path) -> None:
     pi_home = PiHome.make(tmp_path)
     with FakeLLMServer() as server:
