@@ -102,7 +102,10 @@ class RpcClient:
                 proc.terminate()
                 await asyncio.wait_for(proc.wait(), 1.0)
             except TimeoutError:
-                proc.kill()
+                try:
+                    proc.kill()
+                except ProcessLookupError:
+                    pass  # it exited between the timeout and the kill
                 await proc.wait()
             except ProcessLookupError:
                 pass

@@ -290,3 +290,42 @@ async def test_rpc_shows_a_clear_message_when_retries_run_out(
     finally:
         await client.stop()
     assert_no_traceback(client.stderr_tail())
+
+
+async def test_rpc_reports_retry_progress_and_abort_retry_cancels_the_wait(
+    pi_home: PiHome, llm_server: FakeLLMServer
+) -> None:
+    """R-RETRY-02/04 over RPC: ``auto_retry_start`` names the attempt, the wait and the reason;
+    ``abort_retry`` ends a long wait at once with ``finalError: "Retry cancelled"``."""
+    pi_home.point_at(llm_server.base_url)
+    pi_home.write_settings({"retry": {"baseDelayMs": 60000, "provider": {"maxRetries": 0}}})
+    llm_server.enqueue(http_error(529, {"error": {"type": "overloaded_error", "message": "Overloaded"}}))
+    client = await _rpc_client(pi_home)
+    try:
+        events: list[dict] = []
+        client.on_event(events.append)
+        await client.prompt("hello")
+        start = await client.wait_for_event("auto_retry_start", timeout=30)
+        assert start == {
+            "type": "auto_retry_start",
+            "attempt": 1,
+            "maxAttempts": 3,
+            "delayMs": 60000,
+            "errorMessage": "529 overloaded_error: Overloaded",
+        }
+        started = time.monotonic()
+        await client.abort_retry()
+        await _until(lambda: any(e["type"] == "auto_retry_end" for e in events), timeout=10)
+        assert time.monotonic() - started < 5
+        (end,) = [e for e in events if e["type"] == "auto_retry_end"]
+        assert end == {
+            "type": "auto_retry_end",
+            "success": False,
+            "attempt": 1,
+            "finalError": "Retry cancelled",
+        }
+        assert (await client.get_state())["isStreaming"] is False
+        assert len(llm_server.requests) == 1
+    finally:
+        await client.stop()
+    assert_no_traceback(client.stderr_tail())
