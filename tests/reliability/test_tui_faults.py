@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pi_app.ai.testing import delay, http_error, text
+from pi_app.ai.testing import delay, http_error, stall, text
 from pi_app.tui.app import PiApp
 from tests.tui.fakes import fake_session_factory
 from tests.tui.helpers import wait_for
@@ -151,4 +151,21 @@ async def test_overflow_shows_auto_compaction_then_the_answer(tmp_path) -> None:
         assert screen.index("[compaction]") < screen.index("q2") < screen.index("answer after compaction")
         assert sum("prompt is too long" in line for line in screen) == 1
         assert len(provider.calls) == 4
+        await _still_usable(pilot, app)
+
+
+async def test_escape_during_a_stalled_stream_aborts_with_one_line(tmp_path) -> None:
+    script = [[text("partial words"), stall()], [text("next answer")]]
+    factory, provider = fake_session_factory(str(tmp_path), script)
+    app = PiApp(session_factory=factory, cwd=str(tmp_path), animate=False)
+    async with app.run_test(size=(110, 30)) as pilot:
+        await wait_for(pilot, lambda: app.session is not None)
+        await pilot.press(*"hello", "enter")
+        await wait_for(pilot, lambda: "partial words" in _screen(app))
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not app.session.is_busy, timeout=5)
+        await pilot.pause(0.2)
+        screen = _screen(app)
+        assert screen[-2:] == ["partial words", "Operation aborted"], screen
+        assert len(provider.calls) == 1  # an abort is not retried
         await _still_usable(pilot, app)
