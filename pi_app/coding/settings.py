@@ -12,6 +12,9 @@ What this module owns (spec 30 §2.12, R-SET-01…11, decision D-27):
   changed keys are overwritten, and the result replaces the file atomically (D-25). So a key another
   process wrote meanwhile survives.
 - A scope whose file failed to parse is never written; the change still applies in memory.
+- ``SettingsManager.from_storage(storage)`` puts both scopes behind a host's ``SettingsStorage``
+  (``with_lock(scope, fn)``; spec 70 R-SEAM-04): reads and writes then reach that storage only,
+  with the same re-read-and-merge and never-overwrite-unreadable rules as the files.
 
 Decision: writes are synchronous (a few hundred bytes under a lock), serialised by a
 ``threading.Lock``; ``flush()`` exists for API parity with pi's write queue and returns at once.
@@ -24,8 +27,9 @@ import copy
 import json
 import os
 import threading
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError
 from pydantic.alias_generators import to_camel
@@ -230,6 +234,12 @@ def _read_json_object(path: Path) -> dict[str, Any] | None:
         raise SettingsParseError(exc.strerror or str(exc)) from exc
     except UnicodeDecodeError as exc:
         raise SettingsParseError(f"not valid UTF-8 ({exc.reason} at byte {exc.start})") from exc
+    return _parse_json_object(text)
+
+
+def _parse_json_object(text: str | None) -> dict[str, Any] | None:
+    if text is None:
+        return None
     if not text.strip():
         return {}
     try:
@@ -239,6 +249,29 @@ def _read_json_object(path: Path) -> dict[str, Any] | None:
     if not isinstance(data, dict):
         raise SettingsParseError("the file does not contain a JSON object")
     return data
+
+
+class SettingsStorage(Protocol):
+    """Where a host keeps settings text (spec 70 R-SEAM-04). ``with_lock`` calls ``fn`` with the
+    scope's current text (None when there is none) while holding the scope's lock, and stores what
+    ``fn`` returns unless that is None. A storage may ignore the project scope (give None, drop
+    writes)."""
+
+    def with_lock(self, scope: Scope, fn: Callable[[str | None], str | None]) -> None: ...
+
+
+class InMemorySettingsStorage:
+    """A ``SettingsStorage`` over a dict of scope -> text."""
+
+    def __init__(self, texts: dict[str, str] | None = None) -> None:
+        self.texts: dict[str, str] = dict(texts or {})
+        self._lock = threading.Lock()
+
+    def with_lock(self, scope: Scope, fn: Callable[[str | None], str | None]) -> None:
+        with self._lock:
+            new = fn(self.texts.get(scope))
+            if new is not None:
+                self.texts[scope] = new
 
 
 def _display(path: Path) -> str:
@@ -259,9 +292,11 @@ class SettingsManager:
         project_path: Path | None,
         global_settings: dict[str, Any] | None = None,
         project_settings: dict[str, Any] | None = None,
+        storage: SettingsStorage | None = None,
     ) -> None:
         self.global_path = global_path
         self.project_path = project_path
+        self.storage = storage
         self.errors: list[str] = []
         self._broken: set[Scope] = set()
         self._raw: dict[Scope, dict[str, Any]] = {
@@ -274,9 +309,9 @@ class SettingsManager:
         self._write_lock = threading.Lock()
         self._view = Settings()
         self._merged: dict[str, Any] = {}
-        if global_path is not None:
+        if global_path is not None or storage is not None:
             self._load_scope("global")
-        if project_path is not None:
+        if project_path is not None or storage is not None:
             self._load_scope("project")
         self._recompute()
 
@@ -289,20 +324,38 @@ class SettingsManager:
     def in_memory(cls, settings: dict[str, Any] | None = None) -> SettingsManager:
         return cls(None, None, global_settings=settings)
 
+    @classmethod
+    def from_storage(cls, storage: SettingsStorage) -> SettingsManager:
+        """Both scopes read from and written to ``storage`` only (no settings file is touched)."""
+        return cls(None, None, storage=storage)
+
     # -- loading --------------------------------------------------------------------------------
 
     def _path(self, scope: Scope) -> Path | None:
         return self.global_path if scope == "global" else self.project_path
 
-    def _load_scope(self, scope: Scope) -> bool:
+    def _read_scope(self, scope: Scope) -> dict[str, Any] | None:
+        if self.storage is not None:
+            seen: list[str | None] = []
+            self.storage.with_lock(scope, lambda current: seen.append(current))  # type: ignore[func-returns-value]
+            return _parse_json_object(seen[0] if seen else None)
         path = self._path(scope)
-        if path is None:
+        return _read_json_object(path) if path is not None else None
+
+    def _scope_name(self, scope: Scope) -> str:
+        path = self._path(scope)
+        return _display(path) if path is not None else f"{scope} settings"
+
+    def _load_scope(self, scope: Scope) -> bool:
+        if self._path(scope) is None and self.storage is None:
             return True
         try:
-            data = _read_json_object(path)
+            data = self._read_scope(scope)
         except SettingsParseError as exc:
             self._broken.add(scope)
-            self.errors.append(f"Could not parse {_display(path)}: {exc}; using defaults for this scope")
+            self.errors.append(
+                f"Could not parse {self._scope_name(scope)}: {exc}; using defaults for this scope"
+            )
             return False
         self._broken.discard(scope)
         self._raw[scope] = migrate_settings(data or {})
@@ -403,6 +456,9 @@ class SettingsManager:
         self._save(scope)
 
     def _save(self, scope: Scope) -> None:
+        if self.storage is not None:
+            self._save_to_storage(scope)
+            return
         path = self._path(scope)
         if path is None or scope in self._broken:
             return
@@ -423,6 +479,33 @@ class SettingsManager:
         self._raw[scope] = merged
         self._modified[scope] = {}
         self._recompute()
+
+    def _save_to_storage(self, scope: Scope) -> None:
+        if scope in self._broken or self.storage is None:
+            return
+        saved: list[dict[str, Any]] = []
+
+        def update(current: str | None) -> str | None:
+            try:
+                stored = _parse_json_object(current) or {}
+            except SettingsParseError as exc:
+                self._broken.add(scope)
+                self._note(f"Could not parse {self._scope_name(scope)}: {exc}; it was not overwritten")
+                return None
+            merged = self._merge_modified(migrate_settings(stored), scope)
+            saved.append(merged)
+            return json.dumps(merged, indent=2, ensure_ascii=False)
+
+        with self._write_lock:
+            try:
+                self.storage.with_lock(scope, update)
+            except Exception as exc:  # a host storage failing is reported, never raised into a setter
+                self._note(f"Could not save {self._scope_name(scope)}: {exc}")
+                return
+        if saved:
+            self._raw[scope] = saved[0]
+            self._modified[scope] = {}
+            self._recompute()
 
     def _merge_modified(self, on_disk: dict[str, Any], scope: Scope) -> dict[str, Any]:
         mine = self._raw[scope]
