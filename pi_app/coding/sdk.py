@@ -12,7 +12,7 @@ Must be awaited inside the event loop the session will live on (decision D-13).
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -31,11 +31,30 @@ class CreatedSession:
     model_fallback_message: str | None = None
 
 
-def build_tool_definitions(cwd: str, tools: Sequence[str] | None, no_tools: bool) -> list[Any]:
+def build_tool_definitions(
+    cwd: str,
+    tools: Sequence[str] | None,
+    no_tools: bool,
+    base_tools_override: Mapping[str, Any] | None = None,
+) -> list[Any]:
+    """The session's tool definitions. ``base_tools_override`` (name -> ``ToolDefinition`` or
+    ``AgentTool``) replaces the seven built-ins as the base set a host picks from (mom's sandboxed
+    tools, spec 70 §2.3); with it, ``tools=None`` activates every tool of the override."""
     from pi_app.coding.tools import DEFAULT_ACTIVE_TOOLS, create_builtin_tools
+    from pi_app.coding.tools.definition import ToolDefinition, create_tool_definition_from_agent_tool
 
     if no_tools:
         return []
+    if base_tools_override is not None:
+        base = {
+            name: tool if isinstance(tool, ToolDefinition) else create_tool_definition_from_agent_tool(tool)
+            for name, tool in base_tools_override.items()
+        }
+        names = list(tools) if tools is not None else list(base)
+        unknown = [name for name in names if name not in base]
+        if unknown:
+            raise ValueError(f"Unknown tool: {unknown[0]}")
+        return [base[name] for name in names]
     names = list(tools) if tools is not None else list(DEFAULT_ACTIVE_TOOLS)
     return create_builtin_tools(cwd, names)
 
@@ -48,12 +67,23 @@ def build_system_prompt_for(
     append: Sequence[str],
     no_context_files: bool,
     skills: Sequence[Any] = (),
+    resource_loader: Any = None,
 ) -> str:
+    """With a ``resource_loader``, SYSTEM.md, APPEND_SYSTEM.md and the context files come from it
+    (a host's loader that returns nothing and a fixed prompt gets exactly that prompt plus the
+    working-directory line every prompt ends with, R-SEAM-02); otherwise they are read from disk."""
     from pi_app.coding.resources.context_files import load_context_files, load_prompt_files
     from pi_app.coding.system_prompt import BuildSystemPromptOptions, build_system_prompt
 
-    system_md, append_md = load_prompt_files(cwd, agent_dir)
-    appended = [a for a in ([append_md] if append_md else []) + list(append) if a]
+    if resource_loader is not None:
+        system_md = resource_loader.get_system_prompt()
+        append_files = list(resource_loader.get_append_system_prompt() or [])
+        context_files = [] if no_context_files else list(resource_loader.get_agents_files() or [])
+    else:
+        system_md, append_md = load_prompt_files(cwd, agent_dir)
+        append_files = [append_md] if append_md else []
+        context_files = [] if no_context_files else load_context_files(cwd, agent_dir)
+    appended = [a for a in append_files + list(append) if a]
     return build_system_prompt(
         BuildSystemPromptOptions(
             cwd=cwd,
@@ -64,7 +94,7 @@ def build_system_prompt_for(
             },
             tool_guidelines={t.name: list(t.prompt_guidelines or []) for t in tool_definitions},
             append_system_prompt="\n\n".join(appended) if appended else None,
-            context_files=[] if no_context_files else load_context_files(cwd, agent_dir),
+            context_files=context_files,
             skills=list(skills),
         )
     )
@@ -118,11 +148,14 @@ async def create_agent_session(
     continuing: bool = False,
     stream_fn: Any = None,
     resource_loader: Any = None,
+    base_tools_override: Mapping[str, Any] | None = None,
 ) -> CreatedSession:
     """Build an ``AgentSession``. ``model=None`` picks the model the way ``pi`` does.
 
-    ``resource_loader`` (an already loaded ``ResourceLoader``): its skills are listed in the system
-    prompt and the session keeps it (prompt templates, skills and themes for the shells).
+    ``resource_loader`` (an already loaded ``ResourceLoader``, or any object with its getters): the
+    system prompt, appended prompts, context files and skills come from it, and the session keeps
+    it (prompt templates, skills and themes for the shells). ``base_tools_override`` replaces the
+    built-in tools (see ``build_tool_definitions``).
     """
     cwd = os.path.abspath(cwd or os.getcwd())
     agent_path = Path(agent_dir) if agent_dir is not None else paths.agent_dir()
@@ -177,7 +210,7 @@ async def create_agent_session(
     level = thinking_level or context_level(context, settings_manager, continuing)
     level = clamp_level(model, level)
 
-    tool_definitions = build_tool_definitions(cwd, tools, no_tools)
+    tool_definitions = build_tool_definitions(cwd, tools, no_tools, base_tools_override)
     from pi_app.coding.resources.context_files import resolve_cli_text
 
     if resource_loader is not None and system_prompt is None and not append_system_prompt:
