@@ -58,11 +58,13 @@ async def _full_run(tmp_path: Path) -> tuple[Recorder, SessionManager, object]:
     session.subscribe(recorder)
     session.set_session_name("vocabulary run")
     session.set_thinking_level("low")
-    run = asyncio.ensure_future(session.prompt("what is in a.txt?"))
-    while "tool_execution_start" not in recorder.types:
-        await asyncio.sleep(0.001)
-    session.steer("and be brief")
-    await asyncio.wait_for(run, 10)
+
+    def steer_during_the_tool(event) -> None:
+        if event.type == "tool_execution_start":
+            session.steer("and be brief")
+
+    session.subscribe(steer_during_the_tool)
+    await asyncio.wait_for(session.prompt("what is in a.txt?"), 10)
     await session.compact("keep it short")
     return recorder, manager, session
 
