@@ -67,22 +67,15 @@ def build_system_prompt_for(
     append: Sequence[str],
     no_context_files: bool,
     skills: Sequence[Any] = (),
-    resource_loader: Any = None,
 ) -> str:
-    """With a ``resource_loader``, SYSTEM.md, APPEND_SYSTEM.md and the context files come from it
-    (a host's loader that returns nothing and a fixed prompt gets exactly that prompt plus the
-    working-directory line every prompt ends with, R-SEAM-02); otherwise they are read from disk."""
+    """The system prompt read from disk (SYSTEM.md, APPEND_SYSTEM.md, context files); a session
+    built with a resource loader uses ``build_system_prompt_from_resources`` instead."""
     from pi_app.coding.resources.context_files import load_context_files, load_prompt_files
     from pi_app.coding.system_prompt import BuildSystemPromptOptions, build_system_prompt
 
-    if resource_loader is not None:
-        system_md = resource_loader.get_system_prompt()
-        append_files = list(resource_loader.get_append_system_prompt() or [])
-        context_files = [] if no_context_files else list(resource_loader.get_agents_files() or [])
-    else:
-        system_md, append_md = load_prompt_files(cwd, agent_dir)
-        append_files = [append_md] if append_md else []
-        context_files = [] if no_context_files else load_context_files(cwd, agent_dir)
+    system_md, append_md = load_prompt_files(cwd, agent_dir)
+    append_files = [append_md] if append_md else []
+    context_files = [] if no_context_files else load_context_files(cwd, agent_dir)
     appended = [a for a in append_files + list(append) if a]
     return build_system_prompt(
         BuildSystemPromptOptions(
@@ -215,7 +208,10 @@ async def create_agent_session(
 
     if resource_loader is not None and system_prompt is None and not append_system_prompt:
         # the loader already read SYSTEM.md/APPEND_SYSTEM.md (trust-gated) or the CLI values
-        warnings.extend(d.message for d in resource_loader.get_context_file_warnings())
+        context_warnings = getattr(
+            resource_loader, "get_context_file_warnings", list
+        )  # host loaders may lack it
+        warnings.extend(d.message for d in context_warnings())
         prompt_text = build_system_prompt_from_resources(
             cwd,
             resource_loader,
