@@ -243,11 +243,6 @@ def test_the_public_surface_exists_and_reexports_only_lower_layers() -> None:
         assert not name.startswith(("pi_app.tui", "pi_app.modes", "textual")), name
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="pi_app/tui/ext.py (CustomEditor, key_hint, highlighting; D-11, 40 R-UI-06) is not written yet "
-    "(full Textual app, still in progress)",
-)
 def test_the_tui_half_of_the_public_surface_exists() -> None:
     module = importlib.import_module("pi_app.tui.ext")
     assert {"CustomEditor", "key_hint"} <= set(dir(module))
