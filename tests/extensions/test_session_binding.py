@@ -25,7 +25,16 @@ def write(path: Path, code: str) -> Path:
     return path
 
 
-async def make(tmp_path: Path, *turns: Any, trusted: bool = True, tools: list[str] | None = None):
+async def make(
+    tmp_path: Path,
+    *turns: Any,
+    trusted: bool = True,
+    tools: list[str] | None = None,
+    model: Any = None,
+    builtin_tools: list[str] | None = None,
+):
+    """A session on the scripted provider with the agent dir's extensions bound in print mode.
+    ``tools`` is the ``--tools`` allowlist (extension tools too), ``builtin_tools`` the built-ins made."""
     agent_dir = Path(tmp_path / "home" / ".pi" / "agent")
     agent_dir.mkdir(parents=True, exist_ok=True)
     cwd = tmp_path / "proj"
@@ -36,9 +45,10 @@ async def make(tmp_path: Path, *turns: Any, trusted: bool = True, tools: list[st
     created = await create_agent_session(
         str(cwd),
         agent_dir=agent_dir,
-        model=provider.models[0],
+        model=model or provider.models[0],
         stream_fn=provider.fake.stream_simple,
         resource_loader=loader,
+        tools=builtin_tools,
     )
     session = created.session
     errors: list[Any] = []

@@ -76,12 +76,11 @@ from typing import Any
 
 from pi_app.ai.testing import fake_provider, text, tool_call
 from pi_app.ai.types import ToolResultMessage
-from pi_app.coding.extensions.session_binding import ExtensionBinding
-from pi_app.coding.resources.loader import ResourceLoader, TrustPolicy
-from pi_app.coding.sdk import create_agent_session
 from tests.e2e.helpers import run_pi
 from tests.fakes.llm_server import FakeLLMServer
 from tests.reliability.helpers import PiHome
+
+from .test_session_binding import make
 
 
 def write(path: Path, code: str) -> Path:
@@ -92,26 +91,9 @@ def write(path: Path, code: str) -> Path:
 
 async def make_session(
     tmp_path: Path, *turns: Any, model: Any = None, tools: list[str] | None = None
-) -> tuple[Any, ExtensionBinding, list[Any], Path]:
-    agent_dir = tmp_path / "home" / ".pi" / "agent"
-    agent_dir.mkdir(parents=True, exist_ok=True)
-    cwd = tmp_path / "proj"
-    cwd.mkdir(exist_ok=True)
-    provider = fake_provider(script=list(turns))
-    loader = ResourceLoader(cwd, agent_dir=agent_dir, settings={}, trust=TrustPolicy(trusted=True))
-    await loader.reload()
-    created = await create_agent_session(
-        str(cwd),
-        agent_dir=agent_dir,
-        model=model or provider.models[0],
-        stream_fn=provider.fake.stream_simple,
-        resource_loader=loader,
-        tools=tools,
-    )
-    errors: list[Any] = []
-    binding = await ExtensionBinding.attach(created.session, loader, mode="print", on_error=errors.append)
-    await binding.start()
-    return created.session, binding, errors, agent_dir
+) -> tuple[Any, Any, list[Any], Path]:
+    session, binding, _, errors, agent_dir, _ = await make(tmp_path, *turns, model=model, builtin_tools=tools)
+    return session, binding, errors, agent_dir
 
 
 SKILL = """\

@@ -12,6 +12,20 @@ arrive here, and a ``session_shutdown`` for new/resume/fork tears the runtime do
 successor that receives the following ``session_start`` ([D-3], R-EXT-24). ``AgentSession.prompt``
 asks ``prepare_prompt`` (command -> input -> skill -> template) and ``before_agent_start`` (injected
 messages, per-run system prompt).
+
+Contract with the shells (``pi_app.coding.launch.attach_extensions`` builds the binding):
+
+- print/JSON: ``attach_extensions`` starts the extensions at once (no UI: ``ctx.has_ui`` False,
+  dialogs return their cancel values) and ``launch.finish_extensions`` drains fire-and-forget work
+  and sends ``session_shutdown{quit}`` at the end.
+- TUI and RPC: the shell finds the binding as ``session.extension_runner``, registers its error
+  listener with ``on_error`` and its ``on_shutdown_request`` callback, then calls
+  ``set_ui_context(ui, "tui" | "rpc", True)`` on its agent loop; that first interactive call starts
+  the extensions (``session_start``, ``resources_discover``) as a task, so a ``session_start``
+  handler may await a dialog the shell has to answer. ``start()`` afterwards does nothing.
+- Anything else (``get_slash_commands``, ``parse_command``, renderers, shortcuts, ``conflicts``) is
+  the current runner's, reached through the binding; after ``/reload`` or a new session that is
+  the new runner.
 """
 
 from __future__ import annotations

@@ -11,7 +11,14 @@ Every response echoes the request's ``id``, errors included. Each handler maps 1
 
 ``prompt`` has exactly one response (R-RPC-12): the checks run first, the response is written, and
 only then does the run start, so the response precedes ``agent_start`` as in pi. While the agent is
-busy a prompt needs ``streamingBehavior`` (``steer``/``followUp``) or it is rejected.
+busy a prompt needs ``streamingBehavior`` (``steer``/``followUp``) or it is rejected. A prompt naming
+an extension command runs it at once, busy or not (40 R-EXT-48); ``steer``/``follow_up`` reject one.
+
+Extensions (``_bind_extensions``): dialogs travel as ``extension_ui_request``/``extension_ui_response``
+(``RpcUIContext``), handler errors as ``extension_error`` events, load problems as one stderr line
+each (written by ``launch.attach_extensions``); ``ctx.shutdown()`` stops reading and exits 0 once
+accepted work is done (R-RPC-30). ``get_commands`` sends the spec's ``location``/``path`` and pi
+0.73.1's ``sourceInfo``.
 
 Lifecycle (R-RPC-31, 70 R-SRV-04): at EOF the server stops reading, lets accepted work settle,
 cancels open dialogs, tells extensions ``session_shutdown`` and exits 0. SIGTERM and SIGINT abort
