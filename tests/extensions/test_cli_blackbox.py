@@ -156,3 +156,37 @@ def test_no_extensions_skips_discovery_but_keeps_e(tmp_path: Path) -> None:
         result = run_pi("--no-extensions", "-e", str(explicit), "-p", "hi", cwd=home.project, env=home.env())
     assert result.returncode == 0, result.stderr
     assert "explicit loaded" in result.stderr and "should not load" not in result.stderr
+
+
+PROVIDER = """
+import os
+
+def setup(pi):
+    pi.register_provider("extprov", {
+        "base_url": os.environ["EXT_BASE_URL"], "api_key": "ext-key", "api": "openai-completions",
+        "models": [{"id": "m1", "name": "Ext model", "reasoning": False, "input": ["text"],
+                    "cost": {"input": 0, "output": 0, "cache_read": 0, "cache_write": 0},
+                    "context_window": 8000, "max_tokens": 1000}],
+    })
+"""
+
+
+def test_model_from_an_extension_provider_on_the_command_line(tmp_path: Path) -> None:
+    """Spec 40 §2.8 step 5: providers registered in ``setup`` exist when ``--model`` is resolved."""
+    home = PiHome.make(tmp_path)
+    write(home.agent_dir / "extensions" / "provider.py", PROVIDER)
+    with FakeLLMServer() as server:
+        server.enqueue(text("from the extension provider"))
+        result = run_pi(
+            "--model",
+            "extprov/m1",
+            "--no-session",
+            "-p",
+            "hi",
+            cwd=home.project,
+            env=home.env(EXT_BASE_URL=server.base_url + "/v1"),
+        )
+        assert result.returncode == 0, result.stderr
+        assert result.stdout == "from the extension provider\n"
+        assert server.requests[0].body["model"] == "m1"
+        assert server.requests[0].headers["authorization"] == "Bearer ext-key"

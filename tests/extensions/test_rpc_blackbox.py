@@ -21,6 +21,8 @@ from tests.reliability.helpers import PiHome
 
 ASKER = """
 def setup(pi):
+    print("noise from setup")  # stdout is the protocol: this must reach stderr (spec 60 scenario 25)
+
     async def ask(args, ctx):
         ok = await ctx.ui.confirm("Proceed?", f"Run {args}?")
         ctx.ui.notify(f"answer: {ok}", "info")
@@ -86,11 +88,13 @@ async def test_rpc_extension_commands_dialogs_errors_and_shutdown(tmp_path: Path
             # a confirm dialog round trip, then fire-and-forget notify/setStatus
             confirm = asyncio.ensure_future(_wait_for_request(client, "confirm"))
             notify = asyncio.ensure_future(_wait_for_request(client, "notify"))
+            status = asyncio.ensure_future(_wait_for_request(client, "setStatus"))
             await client.prompt("/ask deploy")
             request = await confirm
             assert request["title"] == "Proceed?" and request["message"] == "Run deploy?"
             await client.respond_ui(request["id"], confirmed=True)
             assert (await notify)["message"] == "answer: True"
+            assert (await status)["statusText"] == "has_ui=True mode=rpc"
 
             # an unanswered dialog with a timeout resolves False on its own (ms on the wire)
             notify = asyncio.ensure_future(_wait_for_request(client, "notify"))
@@ -147,3 +151,4 @@ async def test_rpc_extension_commands_dialogs_errors_and_shutdown(tmp_path: Path
         in lines
     )
     assert "Traceback" not in stderr
+    assert "noise from setup" in lines
