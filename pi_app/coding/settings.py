@@ -5,8 +5,10 @@ What this module owns (spec 30 §2.12, R-SET-01…11, decision D-27):
 - The raw dict of each scope is the source of truth. It is what gets saved, so unknown keys and
   the user's key order survive; defaults live in getters and are never written (I7).
 - The effective view is ``deep_merge(global, project)`` then the CLI overrides (never saved), read
-  through ``Settings``, a pydantic-settings model filled from the merged dict. A value of the wrong
-  type is ignored (with a one-line error) rather than breaking startup.
+  through ``Settings``, a pydantic model filled from the merged dict. A value of the wrong
+  type is ignored (with a one-line error) rather than breaking startup. The few ``PI_*``
+  environment variables go through ``PiEnvironment`` (pydantic-settings), built on first use so
+  that start-up does not import pydantic-settings.
 - Setters change one scope in memory, remember which keys (and nested sub-keys) this process
   changed, and save at once: under ``<file>.lock`` the file is re-read and migrated, only the
   changed keys are overwritten, and the result replaces the file atomically (D-25). So a key another
@@ -28,15 +30,18 @@ import json
 import os
 import threading
 from collections.abc import Callable
+from functools import cache
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError
 from pydantic.alias_generators import to_camel
-from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 from pi_app.coding import paths
 from pi_app.coding.filelock import LockTimeout, atomic_write, file_lock
+
+if TYPE_CHECKING:
+    from pydantic_settings import BaseSettings
 
 Scope = Literal["global", "project"]
 THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh")
@@ -93,10 +98,15 @@ class MarkdownSettings(_Section):
     code_block_indent: str = "  "
 
 
-class Settings(BaseSettings):
-    """The effective settings (defaults of spec 30 §2.12). Built from the merged scopes only."""
+class Settings(BaseModel):
+    """The effective settings (defaults of spec 30 §2.12). Built from the merged scopes only.
 
-    model_config = SettingsConfigDict(
+    A plain model, not a ``BaseSettings``: only the merged files feed this view, and importing
+    pydantic-settings costs a noticeable share of start-up. The few ``PI_*`` variables pi honours
+    are in ``PiEnvironment``.
+    """
+
+    model_config = ConfigDict(
         alias_generator=to_camel, populate_by_name=True, extra="ignore", validate_default=False
     )
 
@@ -140,37 +150,36 @@ class Settings(BaseSettings):
     output_pad: Literal[0, 1] = 0
     show_cache_miss_notices: bool = False
 
-    @classmethod
-    def settings_customise_sources(
-        cls,
-        settings_cls: type[BaseSettings],
-        init_settings: PydanticBaseSettingsSource,
-        env_settings: PydanticBaseSettingsSource,
-        dotenv_settings: PydanticBaseSettingsSource,
-        file_secret_settings: PydanticBaseSettingsSource,
-    ) -> tuple[PydanticBaseSettingsSource, ...]:
-        # Only the merged files feed this view; the few PI_* variables pi honours are in PiEnvironment.
-        return (init_settings,)
+
+@cache
+def pi_environment_class() -> type[BaseSettings]:
+    """``PiEnvironment``: the ``PI_*`` environment variables that change settings-related behaviour.
+
+    Defined on first use so that pydantic-settings is imported only when a getter needs it.
+    """
+    from pydantic_settings import BaseSettings, SettingsConfigDict
+
+    class PiEnvironment(BaseSettings):
+        model_config = SettingsConfigDict(extra="ignore")
+
+        coding_agent_dir: str | None = Field(default=None, validation_alias="PI_CODING_AGENT_DIR")
+        coding_agent_session_dir: str | None = Field(
+            default=None, validation_alias="PI_CODING_AGENT_SESSION_DIR"
+        )
+        clear_on_shrink: bool = Field(
+            default=False, validation_alias=AliasChoices("PI_CLEAR_ON_SHRINK", "pi_clear_on_shrink")
+        )
+        hardware_cursor: bool = Field(default=False, validation_alias="PI_HARDWARE_CURSOR")
+
+    return PiEnvironment
 
 
-class PiEnvironment(BaseSettings):
-    """The ``PI_*`` environment variables that change settings-related behaviour."""
-
-    model_config = SettingsConfigDict(extra="ignore")
-
-    coding_agent_dir: str | None = Field(default=None, validation_alias="PI_CODING_AGENT_DIR")
-    coding_agent_session_dir: str | None = Field(default=None, validation_alias="PI_CODING_AGENT_SESSION_DIR")
-    clear_on_shrink: bool = Field(
-        default=False, validation_alias=AliasChoices("PI_CLEAR_ON_SHRINK", "pi_clear_on_shrink")
-    )
-    hardware_cursor: bool = Field(default=False, validation_alias="PI_HARDWARE_CURSOR")
-
-
-def _env() -> PiEnvironment:
+def _env() -> Any:
+    environment = pi_environment_class()
     try:
-        return PiEnvironment()
+        return environment()
     except ValidationError:
-        return PiEnvironment.model_construct()
+        return environment.model_construct()
 
 
 # ---------------------------------------------------------------------------------------------
