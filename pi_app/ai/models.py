@@ -308,9 +308,9 @@ class MutableModels:
             if self.http_client_factory is not None:
                 client = self.http_client_factory()
             else:
-                import httpx
+                from pi_app.ai.http.client import new_http_client
 
-                client = httpx.AsyncClient()
+                client = new_http_client()
             self._clients[loop] = client
         return client
 

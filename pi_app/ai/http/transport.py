@@ -29,6 +29,7 @@ from typing import Any, TypeVar
 import httpx
 
 from pi_app.ai.event_stream import AbortSignal
+from pi_app.ai.http.client import new_http_client
 
 T = TypeVar("T")
 
@@ -268,7 +269,7 @@ async def open_stream(
     client = getattr(options, "http_client", None)
     owned: httpx.AsyncClient | None = None
     if client is None:
-        owned = client = httpx.AsyncClient()
+        owned = client = new_http_client()
     try:
         attempt = 0
         while True:
