@@ -234,7 +234,28 @@ def main(argv: Sequence[str] | None = None) -> int:
     # pydantic would scan every installed distribution's entry points for plugins on the first
     # model it builds; pi uses none, and the scan is a large share of start-up.
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
+    install_exit_signal_handlers()
     return run(args)
+
+
+def install_exit_signal_handlers() -> None:
+    """On SIGHUP or SIGTERM, kill the bash tool's process groups, then die of that signal as before.
+
+    The groups are killed at interpreter exit too (``atexit``), but a signal's default action ends
+    the process without running it, which would leave ``sleep 100 &`` and friends behind.
+    """
+    import signal
+
+    def on_signal(signum: int, _frame: object) -> None:
+        shell = sys.modules.get("pi_app.coding.tools.shell")  # not loaded: no bash ever ran
+        if shell is not None:
+            shell.kill_tracked_process_groups()
+        signal.signal(signum, signal.SIG_DFL)
+        os.kill(os.getpid(), signum)
+
+    for name in ("SIGHUP", "SIGTERM"):
+        if hasattr(signal, name):
+            signal.signal(getattr(signal, name), on_signal)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -265,17 +286,30 @@ def run(args: LaunchOptions) -> int:
 
         return asyncio.run(list_models(args.list_models, args))
     _read_piped_stdin(args)
+    headless = args.mode == "json" or args.print or not (sys.stdin.isatty() and sys.stdout.isatty())
+    if args.resume and args.mode != "rpc" and headless and not _pick_session_to_resume(args):
+        sys.stderr.write("No session selected\n")
+        return 0
     if args.mode == "rpc":
         from pi_app.modes.rpc.server import run_rpc_mode
 
         return asyncio.run(run_rpc_mode(args))
-    if args.mode == "json" or args.print:
-        return asyncio.run(_run_headless(args))
-    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+    if headless:
         return asyncio.run(_run_headless(args))
     from pi_app.tui.app import run_interactive
 
     return run_interactive(args)
+
+
+def _pick_session_to_resume(args: LaunchOptions) -> bool:
+    """``pi -r -p``: as pi 0.73.1, the session picker runs on the terminal first (drawn on stderr, so
+    stdout keeps only the answer) and the prompt goes to the chosen session. Without a terminal to
+    ask on, nothing is chosen."""
+    if not (sys.stdin.isatty() and sys.stderr.isatty()):
+        return False
+    from pi_app.tui.selectors.resume_start import choose_session_to_resume
+
+    return choose_session_to_resume(args)
 
 
 def _export(args: LaunchOptions) -> int:
