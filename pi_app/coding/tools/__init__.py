@@ -10,69 +10,117 @@ the agent-layer view (``wrap_tool_definition`` without a context). Every factory
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
 
-from pi_app.coding.tools.bash import (
-    BashAborted,
-    BashOperations,
-    BashResult,
-    BashTimeout,
-    BashToolOptions,
-    LocalBashOperations,
-    create_bash_tool_definition,
-    create_local_bash_operations,
-    execute_user_bash,
-)
-from pi_app.coding.tools.definition import (
-    DefinitionAgentTool,
-    ToolDefinition,
-    ToolParams,
-    create_tool_definition_from_agent_tool,
-    wrap_tool_definition,
-)
-from pi_app.coding.tools.edit import (
-    EditOperations,
-    LocalEditOperations,
-    compute_edits_diff,
-    create_edit_tool_definition,
-    prepare_edit_arguments,
-)
-from pi_app.coding.tools.edit_diff import (
-    apply_edits_to_normalized_content,
-    fuzzy_find_text,
-    generate_diff_string,
-    generate_unified_patch,
-    normalize_for_fuzzy_match,
-)
-from pi_app.coding.tools.find import FindOperations, LocalFindOperations, create_find_tool_definition
-from pi_app.coding.tools.grep import (
-    GrepMatch,
-    GrepOperations,
-    LocalGrepOperations,
-    create_grep_tool_definition,
-)
-from pi_app.coding.tools.ls import LocalLsOperations, LsOperations, create_ls_tool_definition
-from pi_app.coding.tools.mutation_queue import with_file_mutation_queue
-from pi_app.coding.tools.output_accumulator import sanitize_output
-from pi_app.coding.tools.path_utils import expand_path, resolve_read_path, resolve_to_cwd
-from pi_app.coding.tools.read import (
-    LocalReadOperations,
-    ReadOperations,
-    ReadToolOptions,
-    create_read_tool_definition,
-)
-from pi_app.coding.tools.shell import BashSpawnContext, kill_tracked_process_groups
-from pi_app.coding.tools.truncate import (
-    DEFAULT_MAX_BYTES,
-    DEFAULT_MAX_LINES,
-    GREP_MAX_LINE_LENGTH,
-    TruncationResult,
-    format_size,
-    truncate_head,
-    truncate_line,
-    truncate_tail,
-)
-from pi_app.coding.tools.write import LocalWriteOperations, WriteOperations, create_write_tool_definition
+# read and bash are on by default, and ToolsOptions needs their option types; the other tools'
+# modules load on first use (``pi -p`` with the default tools never imports grep/find/ls).
+from pi_app.coding.tools.bash import BashToolOptions
+from pi_app.coding.tools.definition import ToolDefinition, wrap_tool_definition
+from pi_app.coding.tools.read import ReadToolOptions
+
+if TYPE_CHECKING:
+    from pi_app.coding.tools.bash import (
+        BashAborted,
+        BashOperations,
+        BashResult,
+        BashTimeout,
+        LocalBashOperations,
+        create_local_bash_operations,
+        execute_user_bash,
+    )
+    from pi_app.coding.tools.definition import (
+        DefinitionAgentTool,
+        ToolParams,
+        create_tool_definition_from_agent_tool,
+    )
+    from pi_app.coding.tools.edit import (
+        EditOperations,
+        LocalEditOperations,
+        compute_edits_diff,
+        prepare_edit_arguments,
+    )
+    from pi_app.coding.tools.edit_diff import (
+        apply_edits_to_normalized_content,
+        fuzzy_find_text,
+        generate_diff_string,
+        generate_unified_patch,
+        normalize_for_fuzzy_match,
+    )
+    from pi_app.coding.tools.find import FindOperations, LocalFindOperations
+    from pi_app.coding.tools.grep import (
+        GrepMatch,
+        GrepOperations,
+        LocalGrepOperations,
+    )
+    from pi_app.coding.tools.ls import LocalLsOperations, LsOperations
+    from pi_app.coding.tools.mutation_queue import with_file_mutation_queue
+    from pi_app.coding.tools.output_accumulator import sanitize_output
+    from pi_app.coding.tools.path_utils import expand_path, resolve_read_path, resolve_to_cwd
+    from pi_app.coding.tools.read import (
+        LocalReadOperations,
+        ReadOperations,
+    )
+    from pi_app.coding.tools.shell import BashSpawnContext, kill_tracked_process_groups
+    from pi_app.coding.tools.truncate import (
+        DEFAULT_MAX_BYTES,
+        DEFAULT_MAX_LINES,
+        GREP_MAX_LINE_LENGTH,
+        TruncationResult,
+        format_size,
+        truncate_head,
+        truncate_line,
+        truncate_tail,
+    )
+    from pi_app.coding.tools.write import LocalWriteOperations, WriteOperations
+
+_LAZY_EXPORTS: dict[str, str] = {
+    "BashAborted": "bash",
+    "BashOperations": "bash",
+    "BashResult": "bash",
+    "BashTimeout": "bash",
+    "LocalBashOperations": "bash",
+    "create_local_bash_operations": "bash",
+    "execute_user_bash": "bash",
+    "DefinitionAgentTool": "definition",
+    "ToolParams": "definition",
+    "create_tool_definition_from_agent_tool": "definition",
+    "EditOperations": "edit",
+    "LocalEditOperations": "edit",
+    "compute_edits_diff": "edit",
+    "prepare_edit_arguments": "edit",
+    "apply_edits_to_normalized_content": "edit_diff",
+    "fuzzy_find_text": "edit_diff",
+    "generate_diff_string": "edit_diff",
+    "generate_unified_patch": "edit_diff",
+    "normalize_for_fuzzy_match": "edit_diff",
+    "FindOperations": "find",
+    "LocalFindOperations": "find",
+    "GrepMatch": "grep",
+    "GrepOperations": "grep",
+    "LocalGrepOperations": "grep",
+    "LocalLsOperations": "ls",
+    "LsOperations": "ls",
+    "with_file_mutation_queue": "mutation_queue",
+    "sanitize_output": "output_accumulator",
+    "expand_path": "path_utils",
+    "resolve_read_path": "path_utils",
+    "resolve_to_cwd": "path_utils",
+    "LocalReadOperations": "read",
+    "ReadOperations": "read",
+    "BashSpawnContext": "shell",
+    "kill_tracked_process_groups": "shell",
+    "DEFAULT_MAX_BYTES": "truncate",
+    "DEFAULT_MAX_LINES": "truncate",
+    "GREP_MAX_LINE_LENGTH": "truncate",
+    "TruncationResult": "truncate",
+    "format_size": "truncate",
+    "truncate_head": "truncate",
+    "truncate_line": "truncate",
+    "truncate_tail": "truncate",
+    "LocalWriteOperations": "write",
+    "WriteOperations": "write",
+}
 
 BUILTIN_TOOL_NAMES = ("read", "bash", "edit", "write", "grep", "find", "ls")
 ALL_TOOL_NAMES = frozenset(BUILTIN_TOOL_NAMES)
@@ -87,15 +135,21 @@ def create_read_tool(
     auto_resize_images: bool = True,
     options: ReadToolOptions | None = None,
 ) -> ToolDefinition:
+    from pi_app.coding.tools.read import create_read_tool_definition
+
     options = options or ReadToolOptions(auto_resize_images=auto_resize_images)
     return create_read_tool_definition(cwd, operations, options)
 
 
 def create_write_tool(cwd: str, operations: Any = None) -> ToolDefinition:
+    from pi_app.coding.tools.write import create_write_tool_definition
+
     return create_write_tool_definition(cwd, operations)
 
 
 def create_edit_tool(cwd: str, operations: Any = None) -> ToolDefinition:
+    from pi_app.coding.tools.edit import create_edit_tool_definition
+
     return create_edit_tool_definition(cwd, operations)
 
 
@@ -120,18 +174,26 @@ def create_bash_tool(
     elif operations is not None or spawn_hook is not None:
         options = BashToolOptions(**{**vars(options), "operations": operations or options.operations})
         options.spawn_hook = spawn_hook or options.spawn_hook
+    from pi_app.coding.tools.bash import create_bash_tool_definition
+
     return create_bash_tool_definition(cwd, options)
 
 
 def create_grep_tool(cwd: str, operations: Any = None) -> ToolDefinition:
+    from pi_app.coding.tools.grep import create_grep_tool_definition
+
     return create_grep_tool_definition(cwd, operations)
 
 
 def create_find_tool(cwd: str, operations: Any = None) -> ToolDefinition:
+    from pi_app.coding.tools.find import create_find_tool_definition
+
     return create_find_tool_definition(cwd, operations)
 
 
 def create_ls_tool(cwd: str, operations: Any = None) -> ToolDefinition:
+    from pi_app.coding.tools.ls import create_ls_tool_definition
+
     return create_ls_tool_definition(cwd, operations)
 
 
@@ -257,3 +319,13 @@ __all__ = [
     "with_file_mutation_queue",
     "wrap_tool_definition",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """The re-exported helpers of the tool modules, imported when first asked for."""
+    module = _LAZY_EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
