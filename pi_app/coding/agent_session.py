@@ -29,7 +29,7 @@ import logging
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from types import SimpleNamespace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pi_app.agent import Agent
 from pi_app.ai.event_stream import AbortController
@@ -42,8 +42,6 @@ from pi_app.coding.compaction.estimate import (
 )
 from pi_app.coding.compaction.prepare import CompactionSettings, prepare_compaction
 from pi_app.coding.compaction.retry import backoff_delay_ms, is_retryable_error, sleep_abortable
-from pi_app.coding.compaction.run import CompactionOutcome, run_compaction
-from pi_app.coding.compaction.summarize import CompactionResult
 from pi_app.coding.messages import BashExecutionMessage, CustomMessage
 from pi_app.coding.session.format import CompactionEntry, MessageEntry
 from pi_app.coding.session_events import (
@@ -61,6 +59,10 @@ from pi_app.coding.session_switching import (
     SessionSwitchingMixin,
     SwitchResult,
 )
+
+if TYPE_CHECKING:
+    from pi_app.coding.compaction.run import CompactionOutcome
+    from pi_app.coding.compaction.summarize import CompactionResult
 
 log = logging.getLogger(__name__)
 
@@ -612,6 +614,8 @@ class AgentSession(SessionSwitchingMixin):
         if model is not None and self.agent.get_api_key is not None:
             maybe = self.agent.get_api_key(model.provider)
             api_key = await maybe if inspect.isawaitable(maybe) else maybe
+        from pi_app.coding.compaction.run import run_compaction  # loaded when a compaction runs
+
         try:
             return await run_compaction(
                 reason=reason,

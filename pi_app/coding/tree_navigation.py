@@ -16,11 +16,6 @@ from typing import Any
 
 from pi_app.ai.event_stream import AbortSignal
 from pi_app.ai.types import Model, TextContent
-from pi_app.coding.compaction.branch_summary import (
-    collect_entries_for_branch_summary,
-    generate_branch_summary,
-)
-from pi_app.coding.compaction.summarize import SummaryRequest
 from pi_app.coding.session.format import CustomMessageEntry, MessageEntry, SessionEntry
 from pi_app.coding.session.manager import EntryNotFoundError
 
@@ -121,6 +116,13 @@ async def navigate_tree(
     target = session_manager.get_entry(target_id)
     if target is None:
         raise EntryNotFoundError(target_id)
+
+    # the summariser loads on the first navigation, not with every session
+    from pi_app.coding.compaction.branch_summary import (
+        collect_entries_for_branch_summary,
+        generate_branch_summary,
+    )
+    from pi_app.coding.compaction.summarize import SummaryRequest
 
     collected = collect_entries_for_branch_summary(session_manager, old_leaf, target_id)
     prep = TreePreparation(
