@@ -14,11 +14,17 @@ Targets (issue 8): ``--version`` under 0.15 s and ``-p`` under 0.5 s, both under
 reference, the TypeScript pi 0.73.1 measured on this machine: ``--version`` 0.90 s / 135 MiB,
 ``-p`` 0.98 s / 169 MiB.
 
-Usage: ``.venv/bin/python benchmarks/startup.py [runs]``. Prints figures only.
+Comparing with another revision: ``--baseline DIR`` names a source tree of it (for example
+``git archive main | tar -x -C DIR``); its runs take ``pi_app`` from there (``PYTHONPATH``) and
+alternate with this tree's, so both sets of figures see the same machine load. Timings on a shared
+machine are noisy: compare figures from one run, never across runs.
+
+Usage: ``.venv/bin/python benchmarks/startup.py [runs] [--baseline DIR]``. Prints figures only.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import statistics
@@ -65,30 +71,38 @@ def run_once(args: list[str], env: dict[str, str], cwd: str) -> tuple[float, flo
     return float(wall), float(cpu), int(peak_kib) / 1024
 
 
-def measure(name: str, args: list[str], env: dict[str, str], cwd: str, runs: int, before=None) -> None:
-    walls, cpus, peaks = [], [], []
+def measure(
+    name: str, args: list[str], envs: dict[str, dict[str, str]], cwd: str, runs: int, before=None
+) -> None:
+    """Run ``args`` ``runs`` times under each labelled environment, interleaved; print one row each."""
+    samples: dict[str, list[tuple[float, float, float]]] = {label: [] for label in envs}
     for n in range(runs + 1):
-        if before is not None:
-            before()
-        wall, cpu, peak = run_once(args, env, cwd)
-        if n == 0:
-            continue  # warm-up: writes the bytecode caches
-        walls.append(wall)
-        cpus.append(cpu)
-        peaks.append(peak)
-    wall, cpu, peak = statistics.median(walls), statistics.median(cpus), statistics.median(peaks)
+        for label, env in envs.items():
+            if before is not None:
+                before()
+            sample = run_once(args, env, cwd)
+            if n > 0:  # the first round is a warm-up: it writes the bytecode caches
+                samples[label].append(sample)
     target_wall, target_mem = TARGETS[name]
     ts_wall, ts_mem = TYPESCRIPT_PI[name]
-    verdict = "ok" if wall < target_wall and peak < target_mem else "OVER TARGET"
-    print(
-        f"pi {name:<10} median {wall:6.3f} s  cpu {cpu:6.3f} s  peak {peak:6.1f} MiB   "
-        f"(target < {target_wall} s, < {target_mem:.0f} MiB: {verdict}; "
-        f"TypeScript pi {ts_wall} s / {ts_mem:.0f} MiB)"
-    )
+    for label, rows in samples.items():
+        wall = statistics.median(r[0] for r in rows)
+        cpu = statistics.median(r[1] for r in rows)
+        peak = statistics.median(r[2] for r in rows)
+        verdict = "ok" if wall < target_wall and peak < target_mem else "OVER TARGET"
+        print(
+            f"{label:<9} pi {name:<10} median {wall:6.3f} s  cpu {cpu:6.3f} s  peak {peak:6.1f} MiB   "
+            f"(target < {target_wall} s, < {target_mem:.0f} MiB: {verdict}; "
+            f"TypeScript pi {ts_wall} s / {ts_mem:.0f} MiB)"
+        )
 
 
 def main() -> None:
-    runs = int(sys.argv[1]) if len(sys.argv) > 1 else 5
+    parser = argparse.ArgumentParser(description="pi start-up: wall time, CPU time and peak memory")
+    parser.add_argument("runs", nargs="?", type=int, default=5)
+    parser.add_argument("--baseline", help="source tree of a revision to compare with (its pi_app)")
+    options = parser.parse_args()
+    runs = options.runs
     with tempfile.TemporaryDirectory() as home, FakeLLMServer() as server:
         agent_dir = Path(home) / ".pi" / "agent"
         agent_dir.mkdir(parents=True)
@@ -105,12 +119,16 @@ def main() -> None:
         (agent_dir / "models.json").write_text(json.dumps(config))
         env = dict(os.environ, HOME=home, PI_CODING_AGENT_DIR=str(agent_dir), PI_OFFLINE="1")
         env.pop("PYTHONDONTWRITEBYTECODE", None)
+        env.pop("PYTHONPATH", None)
+        envs = {"this": env}
+        if options.baseline:
+            envs["baseline"] = dict(env, PYTHONPATH=str(Path(options.baseline).resolve()))
         print(f"{runs} runs each, {os.cpu_count()} cores, Python {sys.version.split()[0]}")
-        measure("--version", [PI, "--version"], env, home, runs)
+        measure("--version", [PI, "--version"], envs, home, runs)
         measure(
             "-p",
             [PI, "--no-session", "-p", "say hi"],
-            env,
+            envs,
             home,
             runs,
             before=lambda: server.enqueue(text("hi")),
