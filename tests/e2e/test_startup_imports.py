@@ -1,0 +1,48 @@
+"""Black-box: what ``pi -p`` leaves unloaded when it does not need it (start-up cost, issue 8).
+
+Speed itself is measured in ``benchmarks/startup.py``; this only pins the modules a plain print
+run must not import: the extension machinery when there are no extensions, the tools that are off
+by default, the summariser, and the Textual app.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+from pi_app.ai.testing import text
+from tests.e2e.helpers import PI, write_models_json
+
+NOT_NEEDED = (
+    "textual",
+    "pi_app.tui",
+    "pi_app.coding.extensions.loader",
+    "pi_app.coding.extensions.runtime",
+    "pi_app.coding.extensions.runner",
+    "pi_app.coding.extensions.types",
+    "pi_app.coding.tools.grep",
+    "pi_app.coding.tools.find",
+    "pi_app.coding.tools.ls",
+    "pi_app.coding.compaction.summarize",
+    "pi_app.coding.compaction.branch_summary",
+    "pydantic_settings",
+)
+
+
+def test_print_mode_without_extensions_imports_only_what_it_uses(llm_server, project, agent_dir) -> None:
+    write_models_json(agent_dir, llm_server.base_url)
+    llm_server.enqueue(text("hello there"))
+    proc = subprocess.run(
+        [str(Path(PI).with_name("python")), "-X", "importtime", "-m", "pi_app", "--no-session", "-p", "hi"],
+        cwd=project,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout == "hello there\n"
+    imported = {line.split("|")[-1].strip() for line in proc.stderr.splitlines() if "|" in line}
+    assert "pi_app.coding.tools.bash" in imported  # the listing is real
+    loaded = sorted(m for m in imported if any(m == n or m.startswith(n + ".") for n in NOT_NEEDED))
+    assert loaded == []
