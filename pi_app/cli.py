@@ -309,7 +309,21 @@ def _pick_session_to_resume(args: LaunchOptions) -> bool:
         return False
     from pi_app.tui.selectors.resume_start import choose_session_to_resume
 
-    return choose_session_to_resume(args)
+    if sys.stdout.isatty():
+        return choose_session_to_resume(args)
+    # Textual sizes itself from stdout, here a file or a pipe (``pi -r -p … > answer.txt``); the
+    # terminal is on stderr, so its size is passed on through COLUMNS/LINES while the picker runs.
+    size = os.get_terminal_size(sys.stderr.fileno())
+    saved = {name: os.environ.get(name) for name in ("COLUMNS", "LINES")}
+    os.environ.update(COLUMNS=str(size.columns), LINES=str(size.lines))
+    try:
+        return choose_session_to_resume(args)
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
 
 
 def _export(args: LaunchOptions) -> int:

@@ -85,7 +85,7 @@ def test_resume_in_print_mode_without_a_terminal_chooses_nothing(llm_server, pro
 
 @pytest.mark.skipif(sys.platform == "win32", reason="needs a pseudo-terminal")
 def test_resume_in_print_mode_asks_on_the_terminal_then_answers_in_that_session(
-    llm_server, project, agent_dir
+    llm_server, project, agent_dir, tmp_path
 ) -> None:
     from tests.tui_term.pty_terminal import PtyTerminal
 
@@ -93,16 +93,25 @@ def test_resume_in_print_mode_asks_on_the_terminal_then_answers_in_that_session(
     _one_saved_session(llm_server, project)
     [saved] = session_files(agent_dir)
     llm_server.enqueue(text("second answer"))
+    answer = tmp_path / "answer.txt"
 
-    term = PtyTerminal([PI, "-r", "-p", "second question"], size=(100, 30), cwd=str(project))
+    # stdout goes to a file, as in `pi -r -p ... > answer.txt`: the picker is drawn on the terminal
+    command = f'"{PI}" -r -p "second question" > "{answer}"'
+    term = PtyTerminal(["/bin/sh", "-c", command], size=(100, 30), cwd=str(project))
     try:
-        term.wait_for(lambda: "first question" in term.text(), timeout=60)
+
+        def picker_drawn_full_width() -> bool:  # sized to the terminal, not to the 80 columns of a file
+            rules = [line for line in term.text().splitlines() if line.startswith("─")]
+            return "first question" in term.text() and rules == ["─" * 100] * 2
+
+        term.wait_for(picker_drawn_full_width, timeout=60)
+        term.settle()
         term.type("\r")
-        term.wait_for(lambda: "second answer" in term.text(), timeout=60)
-        assert term.wait_exit(timeout=30) == 0
+        assert term.wait_exit(timeout=60) == 0
     finally:
         term.close()
 
+    assert answer.read_text() == "second answer\n"
     assert session_files(agent_dir) == [saved]  # no new session: the chosen one went on
     entries = [json.loads(line) for line in saved.read_text().splitlines()]
     texts = json.dumps([e.get("message") for e in entries if e.get("type") == "message"])
