@@ -6,8 +6,9 @@ replacing the agent's messages, emitting events).
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from pi_app.coding.lazy_exports import lazy_exports
 
 if TYPE_CHECKING:
     from pi_app.coding.compaction.branch_summary import (
@@ -106,11 +107,4 @@ __all__ = [
     "should_compact",
 ]
 
-
-def __getattr__(name: str) -> Any:
-    module = _LAZY_EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_exports(__name__, _LAZY_EXPORTS, globals())

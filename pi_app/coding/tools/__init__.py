@@ -10,8 +10,9 @@ the agent-layer view (``wrap_tool_definition`` without a context). Every factory
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from importlib import import_module
 from typing import TYPE_CHECKING, Any
+
+from pi_app.coding.lazy_exports import lazy_exports
 
 # read and bash are on by default, and ToolsOptions needs their option types; the other tools'
 # modules load on first use (``pi -p`` with the default tools never imports grep/find/ls).
@@ -320,12 +321,4 @@ __all__ = [
     "wrap_tool_definition",
 ]
 
-
-def __getattr__(name: str) -> Any:
-    """The re-exported helpers of the tool modules, imported when first asked for."""
-    module = _LAZY_EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_exports(__name__, _LAZY_EXPORTS, globals())
