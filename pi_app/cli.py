@@ -7,6 +7,10 @@ a shell: the Textual app (default on a terminal), print mode (``-p`` or piped st
 
 Flags follow pi 0.73.1's ``--help`` with the additions the spec names (decision D-30). Unknown
 options are an error (one line on stderr, exit status 2) rather than silently ignored.
+
+As pi 0.73.1: ``-r`` with ``-p`` or ``--mode json`` shows the session picker on the terminal before
+the run (no terminal, or nothing picked: ``No session selected`` and exit status 0). SIGHUP and
+SIGTERM kill the bash tool's process groups before pi ends (spec 50 R-BASH-09).
 """
 
 from __future__ import annotations
