@@ -141,6 +141,7 @@ class PiApp(App[int], inherit_bindings=False):
         self.working_message: str | None = None
         self.user_bash: Any = None
         """The running (or last) user ``!`` command (``user_bash.UserBashRun``)."""
+        self.compactions_ended = 0
         self.known_models: list[Any] = []
         """The available models as last fetched (``/model`` argument completion reads it)."""
         self.extension_shortcuts: dict[str, tuple[str, Callable[[], Any]]] = {}
@@ -571,6 +572,7 @@ class PiApp(App[int], inherit_bindings=False):
 
     def compaction_ended(self, event: Any) -> None:
         self._compacting = None
+        self.compactions_ended += 1
         if self._working:
             self.set_working(True)
         else:
@@ -580,7 +582,14 @@ class PiApp(App[int], inherit_bindings=False):
                 "Compaction cancelled" if event.reason == "manual" else "Auto-compaction cancelled"
             )
         elif event.result is not None:
-            self.rebuild_transcript()
+            from pi_app.tui.blocks.summary import SummaryBlock
+
+            result = event.result
+            self.rebuild_transcript(skip_roles=("compactionSummary",))
+            hint = self.hint("app.tools.expand")
+            self.transcript.append_block(
+                SummaryBlock(result.summary, tokens_before=result.tokens_before, expand_hint=hint)
+            )
         elif event.error_message:
             self.show_error(event.error_message)
         self.flush_local_queue(will_retry=bool(getattr(event, "will_retry", False)))
@@ -619,6 +628,23 @@ class PiApp(App[int], inherit_bindings=False):
         """Deferred work once a run has ended (an extension's shutdown request)."""
         if getattr(self, "_shutdown_requested", False) and not self._working:
             self.shutdown()
+
+    def tool_definition(self, name: str) -> Any:
+        """The session's ``ToolDefinition`` called ``name`` (for extension renderers), or None."""
+        session = self.session
+        registry = getattr(session, "tool_registry", None)
+        getter = getattr(registry, "get", None)
+        if callable(getter):
+            try:
+                found = getter(name)
+            except Exception:
+                found = None
+            if found is not None:
+                return found
+        for definition in getattr(session, "tool_definitions", None) or []:
+            if getattr(definition, "name", None) == name:
+                return definition
+        return None
 
     def message_renderer(self, message: Any) -> Any:
         """The extension renderer for a custom message's type, if one is registered."""

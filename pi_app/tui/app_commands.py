@@ -64,12 +64,12 @@ async def _compact(app: Any, args: str) -> None:
         app.show_warning("Nothing to compact (no messages yet)")
         return
     instructions = args.strip() or None
+    reported = app.compactions_ended
     try:
         await app.bridge.request(lambda s: s.compact(instructions))
     except Exception as exc:
-        text = str(exc) or type(exc).__name__
-        if "cancel" not in text.lower() and "abort" not in text.lower():
-            app.show_error(f"Compaction failed: {text}")
+        if app.compactions_ended == reported:  # the compaction_end event did not report it already
+            app.show_error(str(exc) or type(exc).__name__)
 
 
 # -- /copy, /export (R-CMD-04, R-CMD-06) ----------------------------------------------------------

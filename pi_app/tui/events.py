@@ -61,6 +61,8 @@ def _message_end(app: Any, event: Any) -> None:
     transcript = app.transcript
     transcript.end_assistant(message)
     stop_reason = getattr(message, "stop_reason", None)
+    if stop_reason not in ("aborted", "error"):
+        _preview_edits(app, message)
     if stop_reason in ("aborted", "error"):
         text = "Operation aborted" if stop_reason == "aborted" else (message.error_message or "Error")
         for tool in transcript.tools.values():
@@ -72,7 +74,37 @@ def _message_end(app: Any, event: Any) -> None:
 
 
 def _tool_start(app: Any, event: Any) -> None:
-    app.transcript.tool_started(event.tool_call_id, event.tool_name, event.args)
+    tool = app.transcript.tool_started(event.tool_call_id, event.tool_name, event.args)
+    if tool.definition is None:
+        tool.definition = app.tool_definition(event.tool_name)
+
+
+def _preview_edits(app: Any, message: Any) -> None:
+    """R-RENDER-06: once an edit's arguments are complete, show the diff it would make."""
+    from pi_app.ai.types import ToolCall
+
+    for part in getattr(message, "content", None) or []:
+        if not isinstance(part, ToolCall) or part.name != "edit":
+            continue
+        tool = app.transcript.tools.get(part.id)
+        arguments = part.arguments if isinstance(part.arguments, dict) else {}
+        if tool is None or tool.done or not arguments.get("path") or not arguments.get("edits"):
+            continue
+        app.run_worker(_compute_preview(app, tool, arguments), group="edit-preview", exit_on_error=False)
+
+
+async def _compute_preview(app: Any, tool: Any, arguments: dict[str, Any]) -> None:
+    from pi_app.coding.tools.edit import compute_edits_diff
+
+    try:
+        preview = await app.bridge.request(
+            lambda s: compute_edits_diff(arguments["path"], list(arguments["edits"]), s.cwd)
+        )
+    except Exception as exc:
+        preview = {"error": str(exc)}
+    if not tool.done:
+        tool.set_preview(preview)
+        app.transcript.refresh_block(tool)
 
 
 def _tool_update(app: Any, event: Any) -> None:

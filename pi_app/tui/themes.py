@@ -239,5 +239,17 @@ def discover_user_themes(directory: Path) -> tuple[list[ThemeSpec], list[str]]:
         try:
             specs.append(load_theme_file(path))
         except ThemeError as exc:
-            problems.append(str(exc).splitlines()[0] + f" ({path})")
+            problems.append(f"{one_line(str(exc))} ({path})")
     return specs, problems
+
+
+def one_line(message: str) -> str:
+    """A multi-line theme error as one line: ``Invalid theme "x": Missing required color tokens: a, b``."""
+    lines = [line.strip() for line in message.splitlines() if line.strip()]
+    if not lines:
+        return message
+    head, items = lines[0], [line.removeprefix("- ").strip() for line in lines[1:]]
+    out = head
+    for item in items:
+        out += (" " if out.endswith(":") else ", ") + item
+    return out

@@ -10,13 +10,20 @@ from pi_app.ai.testing import fake_provider
 
 
 def fake_session_factory(
-    cwd: str, script: Sequence[Any] = (), *, with_model: bool = True, settings: dict[str, Any] | None = None
+    cwd: str,
+    script: Sequence[Any] = (),
+    *,
+    with_model: bool = True,
+    models: Sequence[Any] | None = None,
+    settings: dict[str, Any] | None = None,
+    thinking_level: str | None = None,
 ) -> tuple[Callable[[], Awaitable[Any]], Any]:
     """Returns ``(factory, provider)``; the factory must run on the agent loop (the bridge does that).
 
-    ``settings`` are the session's global settings (camelCase, as in ``settings.json``).
+    ``models`` replaces the provider's single ``fake-model`` (the first one is selected);
+    ``settings`` seeds the in-memory ``SettingsManager``.
     """
-    provider = fake_provider(script=list(script))
+    provider = fake_provider(script=list(script), models=list(models) if models is not None else None)
 
     async def factory() -> Any:
         from pi_app.coding.models.registry import ModelRegistry
@@ -32,9 +39,10 @@ def fake_session_factory(
         return await create_agent_session(
             cwd,
             session_manager=SessionManager.in_memory(cwd),
-            settings_manager=SettingsManager.in_memory(settings),
+            settings_manager=SettingsManager.in_memory(dict(settings or {})),
             model_registry=registry,
             model=model,
+            thinking_level=thinking_level,
             no_context_files=True,
         )
 

@@ -188,11 +188,11 @@ async def test_tool_blocks_follow_the_tool_lifecycle() -> None:
         assert "$ seq 1 12" in lines
         assert lines.index("8") < lines.index("12")  # bash shows the last 5 lines
         assert "7" not in lines
-        assert any("7 more lines, ctrl+o to expand" in line for line in lines)
+        assert any("7 earlier lines, ctrl+o to expand" in line for line in lines)  # R-RENDER-01 bash wording
         transcript.set_expand_all(True)
         await pilot.pause()
         lines = [line.strip() for line in tool.plain_lines(transcript._width, transcript.render_theme)]
-        assert "1" in lines and not any("more lines" in line for line in lines)
+        assert "1" in lines and not any("earlier lines" in line for line in lines)
 
 
 async def test_resize_while_scrolled_up_keeps_the_same_text_at_the_top() -> None:

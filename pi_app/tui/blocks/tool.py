@@ -1,30 +1,23 @@
-"""The tool execution block: title, output preview, state background (R-TR-05, generic form).
+"""The tool execution block: the state-coloured box around one tool call (R-TR-05).
 
 States: pending/partial (``toolPendingBg``), success (``toolSuccessBg``), error (``toolErrorBg``).
-Collapsed previews show the first (``bash``: last) N lines per tool; the remainder is announced as
-``... (N more lines, <expand key> to expand)``. Image parts of a result (``read`` of an image)
-render below the text through the transcript's image renderer.
-
-Tool-specific renderers (edit diffs, syntax-highlighted writes, extension ``render_call`` /
-``render_result``) belong in their own block kinds or in ``title_text`` / ``body_lines``
-overrides; this module is the fallback every tool gets.
+What goes inside the box — headers, collapsed previews, diffs, highlighting, truncation notices,
+extension ``render_call`` / ``render_result`` — is ``tool_render.tool_strips`` (R-RENDER). Image
+parts of a result (``read`` of an image) render below the text through the transcript's image
+renderer.
 """
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
-from rich.style import Style
-from rich.text import Text
 from textual.strip import Strip
 
-from pi_app.tui.blocks.base import Block, render_rich
+from pi_app.tui.blocks.base import Block
 from pi_app.tui.blocks.text import padded_box
-from pi_app.tui.blocks.theme import BlockTheme, bg, fg
-
-PREVIEW_LINES = {"bash": 5, "read": 10, "write": 10, "ls": 20, "find": 20, "grep": 15}
-DEFAULT_PREVIEW_LINES = 10
-TAIL_PREVIEW_TOOLS = frozenset({"bash"})
+from pi_app.tui.blocks.theme import BlockTheme, bg
+from pi_app.tui.blocks.tool_render import DEFAULT_PREVIEW_LINES, PREVIEW_LINES, ToolView, tool_strips
 
 
 class ToolBlock(Block):
@@ -50,6 +43,15 @@ class ToolBlock(Block):
         self.expand_hint = expand_hint
         self._image_factory = image_factory
         """Callable ``(ImageContent) -> image part`` supplied by the transcript (None: no images)."""
+        self.details: Any = None
+        self.result: Any = None
+        self.preview: dict[str, Any] | None = None
+        """The pending edit's diff preview (R-RENDER-06), set by the app once the arguments are complete."""
+        self.definition: Any = None
+        """The tool's ``ToolDefinition`` when known (extension ``render_call`` / ``render_result``)."""
+        self.started_at = time.monotonic()
+        self.finished_at: float | None = None
+        self._view = ToolView(name, self.args if isinstance(self.args, dict) else {})
 
     # -- content --------------------------------------------------------------------------------
 
@@ -70,19 +72,40 @@ class ToolBlock(Block):
             self.images = [self._image_factory(part) for part in image_parts]
         if is_error is not None:
             self.is_error = is_error
-        if final:
+        if result is not None:
+            self.result = result
+            self.details = getattr(result, "details", None)
+        if final and not self.done:
             self.done = True
+            self.finished_at = time.monotonic()
         self.changed()
 
-    def title_text(self) -> str:
-        args = self.args if isinstance(self.args, dict) else {}
-        if self.tool_name == "bash":
-            return f"$ {args.get('command', '')}"
-        target = args.get("path") or args.get("file_path") or args.get("pattern") or ""
-        return f"{self.tool_name} {target}".rstrip()
+    def set_preview(self, preview: dict[str, Any] | None) -> None:
+        self.preview = preview
+        self.changed()
 
     def body_lines(self) -> list[str]:
         return self.output.rstrip("\n").split("\n") if self.output.strip() else []
+
+    def view(self) -> ToolView:
+        """The renderer's view of this block (``tool_render``)."""
+        view = self._view
+        view.name = self.tool_name
+        view.args = self.args if isinstance(self.args, dict) else {}
+        view.output = self.output
+        view.is_error = self.is_error
+        view.done = self.done
+        view.details = self.details
+        view.result = self.result
+        view.expanded = self.expanded
+        view.expand_hint = self.expand_hint
+        view.preview = self.preview
+        end = self.finished_at if self.finished_at is not None else time.monotonic()
+        view.elapsed_s = end - self.started_at if self.result is not None or self.done else None
+        definition = self.definition
+        view.render_call = getattr(definition, "render_call", None)
+        view.render_result = getattr(definition, "render_result", None)
+        return view
 
     # -- rendering ------------------------------------------------------------------------------
 
@@ -94,20 +117,7 @@ class ToolBlock(Block):
         else:
             box = bg(theme, "toolPendingBg")
         inner = max(1, width - 2)
-        content = render_rich(Text(self.title_text(), style=fg(theme, "toolTitle") + Style(bold=True)), inner)
-        lines = self.body_lines()
-        limit = PREVIEW_LINES.get(self.tool_name, DEFAULT_PREVIEW_LINES)
-        shown = lines
-        if not self.expanded and len(lines) > limit:
-            shown = lines[-limit:] if self.tool_name in TAIL_PREVIEW_TOOLS else lines[:limit]
-        if shown:
-            content.append(Strip.blank(0))
-            output_style = fg(theme, "error") if self.is_error else fg(theme, "toolOutput")
-            content.extend(render_rich(Text("\n".join(shown), style=output_style), inner))
-        hidden = len(lines) - len(shown)
-        if hidden > 0:
-            note = f"... ({hidden} more lines, {self.expand_hint} to expand)"
-            content.extend(render_rich(Text(note, style=fg(theme, "muted")), inner))
+        content = tool_strips(self.view(), inner, theme)
         for image in self.images:
             content.extend(image.render(inner, theme))
         return [Strip.blank(0), *padded_box(content, width, box)]
