@@ -7,6 +7,7 @@ editor border; the footer is recomputed by the caller after every event.
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from pi_app.tui.blocks.custom import CustomMessageBlock
@@ -75,6 +76,9 @@ def _message_end(app: Any, event: Any) -> None:
 
 def _tool_start(app: Any, event: Any) -> None:
     tool = app.transcript.tool_started(event.tool_call_id, event.tool_name, event.args)
+    if not tool.show_timing:
+        tool.show_timing = True
+        tool.started_at = time.monotonic()
     if tool.definition is None:
         tool.definition = app.tool_definition(event.tool_name)
 

@@ -47,3 +47,39 @@ def fake_session_factory(
         )
 
     return factory, provider
+
+
+def history_session_factory(
+    cwd: str,
+    messages: Sequence[Any],
+    *,
+    models: Sequence[Any] | None = None,
+    settings: dict[str, Any] | None = None,
+    thinking_level: str | None = None,
+) -> tuple[Callable[[], Awaitable[Any]], Any]:
+    """Like ``fake_session_factory``, over a session that already holds ``messages`` (a resumed one)."""
+    provider = fake_provider(models=list(models) if models is not None else None)
+
+    async def factory() -> Any:
+        from pi_app.coding.models.registry import ModelRegistry
+        from pi_app.coding.sdk import create_agent_session
+        from pi_app.coding.session.manager import SessionManager
+        from pi_app.coding.settings import SettingsManager
+
+        registry = ModelRegistry(InMemoryCredentialStore(), None)
+        registry.models.set_provider(provider)
+        manager = SessionManager.in_memory(cwd)
+        for message in messages:
+            manager.append_message(message)
+        return await create_agent_session(
+            cwd,
+            session_manager=manager,
+            settings_manager=SettingsManager.in_memory(dict(settings or {})),
+            model_registry=registry,
+            model=provider.get_models()[0],
+            thinking_level=thinking_level,
+            no_context_files=True,
+            continuing=True,
+        )
+
+    return factory, provider

@@ -11,8 +11,8 @@ looks the same whether it streamed in or was loaded whole.
 An unclosed fence renders as a code block that runs to the end of the text (markdown-it does
 this), so streaming never makes earlier lines jump (R-TR-08).
 
-Rendering is Rich's ``Markdown`` with pi's markdown tokens mapped onto Rich's ``markdown.*``
-styles, and pygments highlighting for fenced code.
+Rendering itself is ``md_render`` (pi's look: fences kept, ``- `` bullets, theme colours and
+pygments highlighting coloured by the theme's syntax tokens).
 """
 
 from __future__ import annotations
@@ -20,68 +20,21 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from rich.markdown import Markdown
 from rich.style import Style
-from rich.theme import Theme
 from textual.strip import Strip
 
-from pi_app.tui.blocks.base import _console, render_rich
-from pi_app.tui.blocks.theme import BlockTheme, fg
+from pi_app.tui.blocks.theme import BlockTheme
 
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 
-# pi markdown token -> the Rich styles it drives (plus extra attributes)
-_MD_STYLES: dict[str, tuple[str, tuple[str, ...]]] = {
-    "markdown.h1": ("mdHeading", ("bold", "underline")),
-    "markdown.h2": ("mdHeading", ("bold",)),
-    "markdown.h3": ("mdHeading", ("bold",)),
-    "markdown.h4": ("mdHeading", ("bold", "italic")),
-    "markdown.h5": ("mdHeading", ("italic",)),
-    "markdown.h6": ("mdHeading", ("italic",)),
-    "markdown.link": ("mdLink", ()),
-    "markdown.link_url": ("mdLinkUrl", ("underline",)),
-    "markdown.code": ("mdCode", ()),
-    "markdown.block_quote": ("mdQuote", ()),
-    "markdown.hr": ("mdHr", ()),
-    "markdown.item.bullet": ("mdListBullet", ()),
-    "markdown.item.number": ("mdListBullet", ()),
-}
-
-_rich_themes: dict[tuple[str, int], Theme] = {}
-
-
-def rich_theme_for(theme: BlockTheme) -> Theme:
-    """Rich's markdown styles coloured with the pi theme's tokens (cached per theme version)."""
-    cache_key = (theme.name, theme.version)
-    found = _rich_themes.get(cache_key)
-    if found is None:
-        styles: dict[str, Style] = {}
-        for name, (token, attributes) in _MD_STYLES.items():
-            style = fg(theme, token)
-            if attributes:
-                style += Style(**{a: True for a in attributes})
-            styles[name] = style
-        styles["markdown.h1.border"] = fg(theme, "mdHeading")
-        found = _rich_themes[cache_key] = Theme(styles, inherit=True)
-    return found
-
 
 def render_markdown(text: str, width: int, theme: BlockTheme, style: Style | None = None) -> list[Strip]:
-    """Render one markdown text (no chunking) to strips."""
+    """Render one markdown text (no chunking) to strips, pi's way (``md_render``)."""
     if not text.strip():
         return []
-    code_theme = "friendly" if theme.is_light else "monokai"
-    markdown = Markdown(text, code_theme=code_theme, inline_code_theme=None)
-    with _console.use_theme(rich_theme_for(theme)):
-        strips = render_rich(markdown, width, style)
-    # Rich puts an empty separator row before some blocks (lists, quotes, code) and after the
-    # last one; chunks are joined with exactly one, so trim them here.
-    start, end = 0, len(strips)
-    while start < end and not strips[start].cell_length:
-        start += 1
-    while end > start and not strips[end - 1].cell_length:
-        end -= 1
-    return strips[start:end]
+    from pi_app.tui.blocks.md_render import render_markdown_strips
+
+    return render_markdown_strips(text, width, theme, style)
 
 
 class MarkdownSource:

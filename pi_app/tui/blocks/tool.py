@@ -51,6 +51,8 @@ class ToolBlock(Block):
         """The tool's ``ToolDefinition`` when known (extension ``render_call`` / ``render_result``)."""
         self.started_at = time.monotonic()
         self.finished_at: float | None = None
+        self.show_timing = False
+        """True once the tool is seen running (``tool_execution_start``); stored calls have no duration."""
         self._view = ToolView(name, self.args if isinstance(self.args, dict) else {})
 
     # -- content --------------------------------------------------------------------------------
@@ -101,7 +103,8 @@ class ToolBlock(Block):
         view.expand_hint = self.expand_hint
         view.preview = self.preview
         end = self.finished_at if self.finished_at is not None else time.monotonic()
-        view.elapsed_s = end - self.started_at if self.result is not None or self.done else None
+        timed = self.show_timing and (self.result is not None or self.done)
+        view.elapsed_s = end - self.started_at if timed else None
         definition = self.definition
         view.render_call = getattr(definition, "render_call", None)
         view.render_result = getattr(definition, "render_result", None)
