@@ -841,11 +841,15 @@ class PiApp(App[int], inherit_bindings=False):
         steering, follow_up = self._session_queues()
         if steering or follow_up:
             await self.bridge.request(lambda s: s.clear_queue())
-        local = [text for text, kind in self.local_queue if kind == "steer"]
-        local += [text for text, kind in self.local_queue if kind == "followUp"]
+        local_steer = [text for text, kind in self.local_queue if kind == "steer"]
+        local_follow = [text for text, kind in self.local_queue if kind == "followUp"]
+        self.clear_pending()
+        return steering + local_steer + follow_up + local_follow
+
+    def clear_pending(self) -> None:
+        """Forget the locally queued messages and empty the pending area (``/new``, dequeue)."""
         self.local_queue.clear()
         self.refresh_pending([], [])
-        return steering + [t for t in local if t not in steering] + follow_up
 
     def restore_to_editor(self, texts: list[str]) -> None:
         """Put ``texts`` before the editor's text, separated by blank lines (R-INT-06)."""

@@ -92,14 +92,16 @@ async def _copy(app: Any, args: str) -> None:
 
 
 async def _export(app: Any, args: str) -> None:
-    try:
-        from pi_app.coding import export_html
-    except ImportError:
-        app.show_error("Failed to export session: HTML export is not available in this version")
+    from pi_app.coding.export_html import export_session_to_html
+
+    if app.session is None:
+        app.show_status("Still starting up…")
         return
     target = args.strip() or None
     try:
-        path = await app.bridge.request(lambda s: export_html.export_session(s, target))
+        path = await app.bridge.request(
+            lambda s: export_session_to_html(s.session_manager, target, cwd=s.cwd)
+        )
     except Exception as exc:
         app.show_error(f"Failed to export session: {exc}")
         return

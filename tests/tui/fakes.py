@@ -83,3 +83,39 @@ def history_session_factory(
         )
 
     return factory, provider
+
+
+def resource_session_factory(
+    cwd: str,
+    agent_dir: str,
+    script: Sequence[Any] = (),
+    *,
+    settings: dict[str, Any] | None = None,
+) -> tuple[Callable[[], Awaitable[Any]], Any]:
+    """Like ``fake_session_factory``, with the real resource loader over ``cwd`` and ``agent_dir``:
+    context files, skills, prompt templates and themes found there are loaded as ``pi`` would."""
+    provider = fake_provider(script=list(script))
+
+    async def factory() -> Any:
+        from pi_app.coding.launch import LaunchOptions, load_resources
+        from pi_app.coding.models.registry import ModelRegistry
+        from pi_app.coding.sdk import create_agent_session
+        from pi_app.coding.session.manager import SessionManager
+        from pi_app.coding.settings import SettingsManager
+
+        registry = ModelRegistry(InMemoryCredentialStore(), None)
+        registry.models.set_provider(provider)
+        settings_manager = SettingsManager.in_memory(dict(settings or {}))
+        options = LaunchOptions(cwd=cwd, offline=True)
+        loader = await load_resources(options, cwd, agent_dir, settings_manager, registry)
+        return await create_agent_session(
+            cwd,
+            agent_dir=agent_dir,
+            session_manager=SessionManager.in_memory(cwd),
+            settings_manager=settings_manager,
+            model_registry=registry,
+            model=provider.get_models()[0],
+            resource_loader=loader,
+        )
+
+    return factory, provider

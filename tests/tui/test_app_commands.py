@@ -1,0 +1,210 @@
+"""Built-in slash commands and the start-up header as a pi user meets them (spec 60 §3.9, R-FOOT-07).
+
+The real app over the real ``AgentSession``; the model is scripted. Resource tests use the real
+resource loader over a temporary project and agent directory.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from pi_app.ai.testing import fake_model, text
+from pi_app.tui.app import PiApp
+from pi_app.tui.blocks import UserBlock
+from pi_app.tui.selectors.select_list import SelectList
+from tests.tui.fakes import resource_session_factory
+from tests.tui.helpers import wait_for
+from tests.tui.test_app_flows import make_app, notes, started
+
+
+async def submit(pilot, text_: str) -> None:  # type: ignore[no-untyped-def]
+    await pilot.press(*text_, "enter")
+
+
+async def test_name_sets_the_session_name_in_footer_and_title(tmp_path: Path) -> None:
+    app, _ = make_app(tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await started(pilot, app)
+        await submit(pilot, "/name")
+        await wait_for(pilot, lambda: "Usage: /name <name>" in notes(app))
+        await submit(pilot, "/name refactor totals")
+        await wait_for(pilot, lambda: "Session name set: refactor totals" in notes(app))
+        assert app.session.session_name == "refactor totals"
+        assert "• refactor totals" in str(app.footer.render())
+        assert app.title == f"π - refactor totals - {tmp_path.name}"
+        await submit(pilot, "/name")
+        await wait_for(pilot, lambda: "Session name: refactor totals" in notes(app))
+
+
+async def test_session_reports_counts_and_tokens(tmp_path: Path) -> None:
+    app, _ = make_app(tmp_path, [[text("Sure.")]])
+    async with app.run_test(size=(100, 40)) as pilot:
+        await started(pilot, app)
+        await submit(pilot, "hello")
+        await wait_for(pilot, lambda: "Sure." in notes(app) and not app.is_working)
+        await submit(pilot, "/session")
+        await wait_for(pilot, lambda: "Session Info" in notes(app))
+        shown = [line.strip() for line in notes(app).splitlines()]
+        assert "File: In-memory" in shown and f"ID: {app.session.session_id}" in shown
+        assert "User: 1" in shown and "Assistant: 1" in shown and "Total: 2" in shown
+        assert any(line.startswith("Input: ") for line in shown)
+
+
+async def test_new_starts_an_empty_session(tmp_path: Path) -> None:
+    app, _ = make_app(tmp_path, [[text("First.")]])
+    async with app.run_test(size=(100, 30)) as pilot:
+        await started(pilot, app)
+        old_id = app.session.session_id
+        await submit(pilot, "hello")
+        await wait_for(pilot, lambda: "First." in notes(app) and not app.is_working)
+        await submit(pilot, "/new")
+        await wait_for(pilot, lambda: "✓ New session started" in notes(app))
+        assert "First." not in notes(app) and not app.transcript.blocks_of(UserBlock)
+        assert app.session.session_id != old_id and app.session.messages == []
+
+
+async def test_copy_puts_the_last_answer_on_the_clipboard(tmp_path: Path) -> None:
+    app, _ = make_app(tmp_path, [[text("Copy **me**.")]])
+    async with app.run_test(size=(100, 30)) as pilot:
+        await started(pilot, app)
+        await submit(pilot, "/copy")
+        await wait_for(pilot, lambda: "Error: No agent messages to copy yet." in notes(app))
+        await submit(pilot, "hi")
+        await wait_for(pilot, lambda: "Copy me." in notes(app) and not app.is_working)
+        await submit(pilot, "/copy")
+        await wait_for(pilot, lambda: "Copied last agent message to clipboard" in notes(app))
+        assert app.clipboard == "Copy **me**."
+
+
+async def test_export_writes_an_html_page(tmp_path: Path) -> None:
+    app, _ = make_app(tmp_path, [[text("Exported answer.")]])
+    async with app.run_test(size=(100, 30)) as pilot:
+        await started(pilot, app)
+        await submit(pilot, "hi")
+        await wait_for(pilot, lambda: "Exported answer." in notes(app) and not app.is_working)
+        await submit(pilot, "/export out/page.html")
+        target = tmp_path / "out" / "page.html"
+        await wait_for(pilot, lambda: f"Session exported to: {target}" in notes(app))
+        page = target.read_text()
+        assert page.startswith("<!DOCTYPE html>") or "<html" in page
+        assert "Exported answer." in page
+
+
+async def test_changelog_and_hotkeys_show_in_the_transcript(tmp_path: Path) -> None:
+    app, _ = make_app(tmp_path)
+    async with app.run_test(size=(100, 60)) as pilot:
+        await started(pilot, app)
+        await submit(pilot, "/changelog")
+        await wait_for(pilot, lambda: "0.1.0" in notes(app).split("Press ctrl+o")[-1])
+        await submit(pilot, "/hotkeys")
+        await wait_for(pilot, lambda: "Navigation" in notes(app))
+        shown = notes(app)
+        assert "Editing" in shown and "Other" in shown
+        assert "Shift+Tab" in shown and "Ctrl+L" in shown and "!!cmd" in shown
+
+
+async def test_reload_picks_up_new_keybindings(tmp_path: Path) -> None:
+    agent_dir = tmp_path / "agent"
+    agent_dir.mkdir()
+    app, _ = make_app(tmp_path, agent_dir=agent_dir)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await started(pilot, app)
+        (agent_dir / "keybindings.json").write_text(json.dumps({"app.tools.expand": "ctrl+x"}))
+        await submit(pilot, "/reload")
+        await wait_for(pilot, lambda: "Reloaded" in notes(app))
+        assert app.keybindings.keys("app.tools.expand") == ("ctrl+x",)
+        assert "Press ctrl+x to show full startup help" in notes(app)
+
+
+async def test_logout_without_oauth_logins_says_how_to_log_in(tmp_path: Path) -> None:
+    app, _ = make_app(tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await started(pilot, app)
+        await submit(pilot, "/logout")
+        await wait_for(pilot, lambda: "No OAuth providers logged in. Use /login first." in notes(app))
+
+
+async def test_scoped_models_limit_ctrl_p_cycling(tmp_path: Path) -> None:
+    models = [fake_model("alpha-1"), fake_model("beta-2"), fake_model("gamma-3")]
+    app, _ = make_app(tmp_path, models=models)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await started(pilot, app)
+        await submit(pilot, "/scoped-models")
+        await wait_for(pilot, lambda: bool(app.screen.query(SelectList)) or "scoped" in notes(app).lower())
+        # enable alpha and gamma only
+        await pilot.press("enter", "down", "down", "enter", "ctrl+s")
+        await pilot.pause(0.2)
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: app.editor.has_focus)
+        assert app.settings.get_enabled_models() == ["fake/alpha-1", "fake/gamma-3"]
+        await pilot.press("ctrl+p")
+        await wait_for(pilot, lambda: app.session.model.id == "gamma-3")
+        await pilot.press("ctrl+p")
+        await wait_for(pilot, lambda: app.session.model.id == "alpha-1")
+
+
+def _project_with_resources(tmp_path: Path) -> tuple[Path, Path]:
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "AGENTS.md").write_text("Always answer in haiku.\n")
+    agent_dir = tmp_path / "agent"
+    skill = agent_dir / "skills" / "pdf-tools"
+    skill.mkdir(parents=True)
+    (skill / "SKILL.md").write_text(
+        "---\nname: pdf-tools\ndescription: Work with PDF files\n---\nUse pdftotext.\n"
+    )
+    (agent_dir / "prompts").mkdir()
+    (agent_dir / "prompts" / "review.md").write_text(
+        "---\ndescription: Review code\n---\nPlease review $1 carefully.\n"
+    )
+    return project, agent_dir
+
+
+async def test_header_lists_context_files_skills_and_templates(tmp_path: Path) -> None:
+    project, agent_dir = _project_with_resources(tmp_path)
+    factory, _ = resource_session_factory(str(project), str(agent_dir))
+    app = PiApp(session_factory=factory, cwd=str(project), animate=False, agent_dir=agent_dir)
+    async with app.run_test(size=(100, 60)) as pilot:
+        await started(pilot, app)
+        assert "Press ctrl+o to show full startup help and loaded resources." in notes(app)
+        await pilot.press("ctrl+o")
+        await pilot.pause()
+        shown = [line.strip() for line in notes(app).splitlines()]
+        for expected in ("[Context]", "AGENTS.md", "[Skills]", "pdf-tools", "[Prompts]", "/review"):
+            assert expected in shown, expected
+        assert "shift+tab to cycle thinking level" in shown and "alt+up to edit all queued messages" in shown
+
+
+async def test_quiet_startup_keeps_only_the_version_line(tmp_path: Path) -> None:
+    app, _ = make_app(tmp_path, settings={"quietStartup": True})
+    async with app.run_test(size=(100, 30)) as pilot:
+        await started(pilot, app)
+        shown = notes(app)
+        assert "pi v" in shown and "Press ctrl+o" not in shown and "escape interrupt" not in shown
+
+
+async def test_templates_and_skills_complete_and_expand_before_reaching_the_model(tmp_path: Path) -> None:
+    project, agent_dir = _project_with_resources(tmp_path)
+    factory, provider = resource_session_factory(
+        str(project), str(agent_dir), [[text("Reviewed.")], [text("Skilled.")]]
+    )
+    app = PiApp(session_factory=factory, cwd=str(project), animate=False, agent_dir=agent_dir)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await started(pilot, app)
+        await pilot.press(*"/rev")
+        await wait_for(pilot, lambda: app.editor.autocomplete_open)
+        suggestions = app.editor.suggestions
+        assert suggestions is not None
+        assert [i.value for i in suggestions.items][:1] == ["review"]
+        await pilot.press("tab", *"src/app.py", "enter")
+        await wait_for(pilot, lambda: "Reviewed." in notes(app) and not app.is_working)
+        await pilot.press(*"/skill:pd")
+        await wait_for(pilot, lambda: app.editor.autocomplete_open)
+        await pilot.press("tab", *"extract page 2", "enter")
+        await wait_for(pilot, lambda: "Skilled." in notes(app) and not app.is_working)
+        sent = [str(call.context.messages[-1].content) for call in provider.calls]
+        assert "Please review src/app.py carefully." in sent[0]
+        assert "Use pdftotext." in sent[1] and "extract page 2" in sent[1]
+        system = provider.calls[0].context.system_prompt or ""
+        assert "Always answer in haiku." in system and "pdf-tools" in system
