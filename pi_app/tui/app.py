@@ -173,6 +173,10 @@ class PiApp(App[int], inherit_bindings=False):
                 specs.append(load_theme_file(os.path.join(self.cwd, os.path.expanduser(raw))))
             except ThemeError as exc:
                 problems.append(str(exc).splitlines()[0])
+        if getattr(self, "session", None) is not None:
+            from pi_app.tui.resources import themes as loader_themes
+
+            specs.extend(loader_themes(self))
         if not self.options.no_themes:
             found, broken = discover_user_themes(self.agent_dir / "themes")
             specs.extend(found)
@@ -192,9 +196,32 @@ class PiApp(App[int], inherit_bindings=False):
         return None
 
     def _apply_startup_theme(self) -> None:
-        warning = self.themes.initial(self._settings_theme(), self._light_background)
+        selected = self._settings_theme()
+        self._unresolved_theme: str | None = None
+        """A selected theme not known before the session's loader ran (a project or package theme)."""
+        if selected and selected not in self.themes.names():
+            self._unresolved_theme = selected
+            selected = None
+        warning = self.themes.initial(selected, self._light_background)
         if warning:
             self.themes.diagnostics.append(warning)
+
+    def _adopt_loader_themes(self) -> None:
+        """Add the themes the session's resource loader found; select a theme that was waiting for them."""
+        fresh = self._load_themes()  # the loader's themes first: it already applied pi's precedence
+        fresh.current = self.themes.current
+        self.themes = fresh
+        wanted, self._unresolved_theme = self._unresolved_theme, None
+        if not wanted:
+            return
+        fallback = self.themes.current.name
+        error = (
+            self.switch_theme(wanted, persist=False)
+            if wanted in self.themes.names()
+            else f'Failed to load theme "{wanted}": Theme "{wanted}" not found'
+        )
+        if error is not None:
+            self.show_warning(f"{error}; using {fallback}")
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
         return theme_variables(self.themes.current)
@@ -392,6 +419,7 @@ class PiApp(App[int], inherit_bindings=False):
             return
         self.session = message.created.session
         self.settings = getattr(self.session, "settings_manager", None)
+        self._adopt_loader_themes()
         self._apply_settings()
         self._add_header()
         for warning in message.created.warnings:

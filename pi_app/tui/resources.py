@@ -61,6 +61,12 @@ def prompt_templates(app: Any) -> list[Any]:
     return _items(loader.get_prompts()) if loader is not None and hasattr(loader, "get_prompts") else []
 
 
+def themes(app: Any) -> list[Any]:
+    """Theme specs the loader found (CLI, packages, settings arrays, trusted project, user dir)."""
+    loader = _loader(app)
+    return _items(loader.get_themes()) if loader is not None and hasattr(loader, "get_themes") else []
+
+
 def extensions(app: Any) -> list[Any]:
     loader = _loader(app)
     if loader is None or not hasattr(loader, "get_extensions"):

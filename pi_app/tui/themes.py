@@ -186,6 +186,8 @@ class ThemeManager:
                 continue
             if spec.name in self.specs:
                 winner = self.specs[spec.name].file_path
+                if winner == spec.file_path:  # the same file found twice (loader and discovery)
+                    continue
                 self.diagnostics.append(f'Theme "{spec.name}" from {spec.file_path} ignored ({winner} wins)')
                 continue
             self.specs[spec.name] = spec

@@ -91,9 +91,11 @@ def resource_session_factory(
     script: Sequence[Any] = (),
     *,
     settings: dict[str, Any] | None = None,
+    trust_project: bool = False,
 ) -> tuple[Callable[[], Awaitable[Any]], Any]:
     """Like ``fake_session_factory``, with the real resource loader over ``cwd`` and ``agent_dir``:
-    context files, skills, prompt templates and themes found there are loaded as ``pi`` would."""
+    context files, skills, prompt templates and themes found there are loaded as ``pi`` would
+    (the project's ``.pi`` resources only with ``trust_project``, like ``pi --approve``)."""
     provider = fake_provider(script=list(script))
 
     async def factory() -> Any:
@@ -106,7 +108,7 @@ def resource_session_factory(
         registry = ModelRegistry(InMemoryCredentialStore(), None)
         registry.models.set_provider(provider)
         settings_manager = SettingsManager.in_memory(dict(settings or {}))
-        options = LaunchOptions(cwd=cwd, offline=True)
+        options = LaunchOptions(cwd=cwd, offline=True, approve=trust_project)
         loader = await load_resources(options, cwd, agent_dir, settings_manager, registry)
         return await create_agent_session(
             cwd,

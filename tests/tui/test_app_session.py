@@ -1,0 +1,71 @@
+"""Session-level behaviours of the app: resuming, submit routing, queueing during compaction (R-TUI-14, R-INT)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pi_app.ai.testing import delay, text
+from pi_app.ai.types import AssistantMessage, TextContent, Usage, UserMessage
+from pi_app.tui.app import PiApp
+from pi_app.tui.blocks import AssistantBlock, UserBlock
+from tests.tui.fakes import history_session_factory
+from tests.tui.helpers import wait_for
+from tests.tui.test_app_flows import make_app, notes, started
+
+
+async def test_a_resumed_session_shows_its_messages_and_fills_prompt_history(tmp_path: Path) -> None:
+    messages = [
+        UserMessage(content="first question"),
+        AssistantMessage(content=[TextContent(text="First answer.")], usage=Usage(input=1200, output=30)),
+        UserMessage(content="second question"),
+        AssistantMessage(content=[TextContent(text="Second answer.")], usage=Usage(input=1500, output=40)),
+    ]
+    factory, _ = history_session_factory(str(tmp_path), messages)
+    app = PiApp(session_factory=factory, cwd=str(tmp_path), animate=False, agent_dir=tmp_path / "agent")
+    async with app.run_test(size=(90, 30)) as pilot:
+        await started(pilot, app)
+        assert [b.text for b in app.transcript.blocks_of(UserBlock)] == ["first question", "second question"]
+        assert [b.plain_text() for b in app.transcript.blocks_of(AssistantBlock)] == [
+            "First answer.",
+            "Second answer.",
+        ]
+        assert "↑2.7k ↓70" in str(app.footer.render())
+        await pilot.press("up")
+        assert app.editor.text == "second question"
+        await pilot.press("up")
+        assert app.editor.text == "first question"
+
+
+async def test_an_unknown_slash_word_goes_to_the_model_as_text(tmp_path: Path) -> None:
+    app, provider = make_app(tmp_path, [[text("Plain prompt.")]])
+    async with app.run_test(size=(90, 30)) as pilot:
+        await started(pilot, app)
+        await pilot.press(*"/nosuchthing please", "enter")
+        await wait_for(pilot, lambda: "Plain prompt." in notes(app) and not app.is_working)
+        assert provider.calls[0].context.messages[-1].content[0].text == "/nosuchthing please"
+
+
+async def test_messages_typed_during_compaction_are_sent_after_it(tmp_path: Path) -> None:
+    summary = "## Goal\nGreet.\n"
+    script = [
+        [text("First answer.")],
+        [text("Second answer.")],
+        [delay(3.0), text(summary)],
+        [delay(0.2), text(summary)],
+        [text("After compaction.")],
+    ]
+    app, provider = make_app(tmp_path, script, settings={"compaction": {"keepRecentTokens": 1}})
+    async with app.run_test(size=(90, 40)) as pilot:
+        await started(pilot, app)
+        await pilot.press(*"one", "enter")
+        await wait_for(pilot, lambda: "First answer." in notes(app) and not app.is_working)
+        await pilot.press(*"two", "enter")
+        await wait_for(pilot, lambda: "Second answer." in notes(app) and not app.is_working)
+        await pilot.press(*"/compact", "enter")
+        await wait_for(pilot, lambda: app.is_compacting)
+        await pilot.press(*"while compacting", "enter")
+        await wait_for(pilot, lambda: "Queued message for after compaction" in notes(app))
+        assert "Steering: while compacting" in str(app.pending.render())
+        await wait_for(pilot, lambda: "After compaction." in notes(app) and not app.is_working, 20)
+        assert provider.calls[-1].context.messages[-1].content[0].text == "while compacting"
+        assert str(app.pending.render()) == ""
