@@ -208,3 +208,74 @@ async def test_templates_and_skills_complete_and_expand_before_reaching_the_mode
         assert "Use pdftotext." in sent[1] and "extract page 2" in sent[1]
         system = provider.calls[0].context.system_prompt or ""
         assert "Always answer in haiku." in system and "pdf-tools" in system
+
+
+async def test_settings_rows_apply_and_save_at_once(tmp_path: Path) -> None:
+    app, _ = make_app(tmp_path)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await started(pilot, app)
+        assert app.settings.get_hide_thinking_block() is False and app.editor.padding_x == 0
+        await submit(pilot, "/settings")
+        await wait_for(pilot, lambda: bool(app.screen.query("#settings-selector")))
+        await pilot.press(*"hide", "enter")
+        await wait_for(pilot, lambda: app.settings.get_hide_thinking_block() is True)
+        assert app.transcript.hide_thinking
+        await pilot.press(*["backspace"] * len("hide"), *"padding", "space")
+        await wait_for(pilot, lambda: app.settings.get_editor_padding_x() == 1)
+        assert app.editor.padding_x == 1
+        await pilot.press("escape")  # the first Escape clears the search, the second closes
+        assert app.screen.query("#settings-selector")
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: app.editor.has_focus)
+
+
+class _FakeOAuth:
+    """An OAuth login that shows a URL, asks for the code the browser showed, and returns a token."""
+
+    name = "fake-oauth"
+    login_label = "Fake Cloud"
+
+    def __init__(self) -> None:
+        self.codes: list[str] = []
+
+    async def login(self, interaction):  # type: ignore[no-untyped-def]
+        interaction.notify({"type": "auth_url", "url": "https://login.example/authorize?x=1"})
+        code = await interaction.prompt({"message": "Paste the code"})
+        self.codes.append(code)
+        return {"type": "oauth", "access": f"token-{code}", "refresh": "r", "expires": 4102444800000}
+
+    async def refresh(self, credential, signal=None):  # type: ignore[no-untyped-def]
+        return credential
+
+    async def to_auth(self, credential):  # type: ignore[no-untyped-def]
+        return None
+
+
+async def test_login_shows_the_url_takes_the_code_and_logout_removes_it(tmp_path: Path) -> None:
+    import dataclasses
+
+    from pi_app.ai.auth.types import ProviderAuth
+
+    app, provider = make_app(tmp_path)
+    oauth = _FakeOAuth()
+    try:
+        provider.auth = ProviderAuth(api_key=provider.auth.api_key, oauth=oauth)
+    except dataclasses.FrozenInstanceError:
+        object.__setattr__(provider, "auth", ProviderAuth(api_key=provider.auth.api_key, oauth=oauth))
+    async with app.run_test(size=(100, 40)) as pilot:
+        await started(pilot, app)
+        await submit(pilot, "/login")
+        await wait_for(pilot, lambda: bool(app.screen.query("#login-selector")))
+        await pilot.press(*"fake cloud", "enter")
+        await wait_for(pilot, lambda: bool(app.screen.query("#login-dialog Input")))
+        dialog_text = "\n".join(app.screen.query_one("#login-dialog").lines)
+        assert "https://login.example/authorize?x=1" in dialog_text
+        await pilot.press(*"abc123", "enter")
+        await wait_for(pilot, lambda: "Logged in to Fake Cloud" in notes(app))
+        assert oauth.codes == ["abc123"] and app.editor.has_focus
+        await submit(pilot, "/logout")
+        await wait_for(pilot, lambda: bool(app.screen.query("#logout-selector")))
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: "Logged out of" in notes(app))
+        await submit(pilot, "/logout")
+        await wait_for(pilot, lambda: "No OAuth providers logged in. Use /login first." in notes(app))

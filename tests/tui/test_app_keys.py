@@ -222,3 +222,28 @@ async def test_a_streamed_answer_shows_while_it_arrives(tmp_path: Path) -> None:
         assert [b.plain_text() for b in app.transcript.blocks_of(AssistantBlock)] == ["Partial words arrive"]
         await pilot.press("escape")
         await wait_for(pilot, lambda: not app.is_working)
+
+
+async def test_shift_page_keys_and_the_mouse_wheel_scroll_the_transcript(tmp_path: Path) -> None:
+    from textual import events
+
+    long_answer = "\n\n".join(f"Paragraph {i}." for i in range(60))
+    app, _ = make_app(tmp_path, [[text(long_answer)]])
+    async with app.run_test(size=(90, 30)) as pilot:
+        await started(pilot, app)
+        await pilot.press(*"long", "enter")
+        await wait_for(pilot, lambda: "Paragraph 59." in notes(app) and not app.is_working)
+        await pilot.pause()
+        transcript = app.transcript
+        bottom = transcript.max_scroll_y
+        assert bottom > 0 and transcript.scroll_offset.y == bottom
+        await pilot.press("shift+pageup")
+        await pilot.pause()
+        assert transcript.scroll_offset.y < bottom
+        await pilot.press("shift+pagedown")
+        await pilot.pause()
+        assert transcript.scroll_offset.y == bottom
+        transcript.post_message(events.MouseScrollUp(transcript, 5, 5, 0, 0, 0, False, False, False))
+        await pilot.pause(0.3)
+        assert transcript.scroll_offset.y < bottom
+        assert app.editor.has_focus  # scrolling never takes the focus from the editor
