@@ -69,3 +69,31 @@ async def test_messages_typed_during_compaction_are_sent_after_it(tmp_path: Path
         await wait_for(pilot, lambda: "After compaction." in notes(app) and not app.is_working, 20)
         assert provider.calls[-1].context.messages[-1].content[0].text == "while compacting"
         assert str(app.pending.render()) == ""
+
+
+async def test_bang_output_reaches_the_model_and_double_bang_output_does_not(tmp_path: Path) -> None:
+    app, provider = make_app(tmp_path, [[text("Noted.")]])
+    async with app.run_test(size=(90, 30)) as pilot:
+        await started(pilot, app)
+        await pilot.press(*"!echo shared-$((20+1))", "enter")
+        await wait_for(pilot, lambda: app.user_bash is not None and not app.user_bash.running)
+        await pilot.press(*"!!echo private-$((40+2))", "enter")
+        await wait_for(pilot, lambda: "private-42" in notes(app) and not app.user_bash.running)
+        await pilot.press(*"what did you see", "enter")
+        await wait_for(pilot, lambda: "Noted." in notes(app) and not app.is_working)
+        sent = str(provider.calls[0].context.messages)
+        assert "shared-21" in sent and "private-42" not in sent
+
+
+async def test_escape_cancels_a_running_bang_command(tmp_path: Path) -> None:
+    app, _ = make_app(tmp_path)
+    async with app.run_test(size=(90, 30)) as pilot:
+        await started(pilot, app)
+        await pilot.press(*"!sleep 30", "enter")
+        await wait_for(pilot, lambda: app.user_bash is not None and "Running..." in notes(app))
+        await pilot.press(*"!echo second", "enter")
+        await wait_for(pilot, lambda: "A bash command is already running." in notes(app))
+        assert app.editor.text == "!echo second"  # the text stays for later
+        await pilot.press("ctrl+u", "escape")
+        await wait_for(pilot, lambda: not app.user_bash.running, 15)
+        assert "(cancelled)" in notes(app)

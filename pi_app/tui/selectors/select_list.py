@@ -216,7 +216,10 @@ class SelectList(Widget, can_focus=True):
                 segments.append(
                     Segment(" " * gap + truncate_cells(item.description, room), fg(theme, "muted"))
                 )
-            row = Strip(segments).crop_extend(0, width, bg(theme, "selectedBg") if selected else None)
+            row = Strip(segments)
+            if selected:  # the whole row, text included, sits on the selection colour
+                row = row.apply_style(bg(theme, "selectedBg"))
+            row = row.crop_extend(0, width, bg(theme, "selectedBg") if selected else None)
             strips.append(row)
         if len(model.filtered) > model.max_visible:
             strips.append(
