@@ -609,7 +609,11 @@ class PiApp(App[int], inherit_bindings=False):
             self.show_status(
                 "Compaction cancelled" if event.reason == "manual" else "Auto-compaction cancelled"
             )
+        elif event.result is not None and event.reason != "manual":
+            # auto-compaction: context order, so the retried or next answer follows the summary
+            self.rebuild_transcript()
         elif event.result is not None:
+            # /compact: the summary goes at the bottom where the user is looking (as pi does)
             from pi_app.tui.blocks.summary import SummaryBlock
 
             result = event.result
