@@ -303,6 +303,16 @@ class AgentSession(SessionSwitchingMixin):
         answer = await runner.emit_session_before(classes[event_name](**payload))
         return SimpleNamespace(**answer) if isinstance(answer, dict) else answer
 
+    def _notify_soon(self, event_name: str, **payload: Any) -> None:
+        """``_hook_notify`` from synchronous code: scheduled on the running loop (dropped without one)."""
+        if self.extension_runner is None:
+            return
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        asyncio.ensure_future(self._hook_notify(event_name, **payload))
+
     async def _hook_notify(self, event_name: str, **payload: Any) -> None:
         runner = self.extension_runner
         if runner is None:
@@ -314,6 +324,8 @@ class AgentSession(SessionSwitchingMixin):
             "session_tree": ext.SessionTreeEvent,
             "session_shutdown": ext.SessionShutdownEvent,
             "session_start": ext.SessionStartEvent,
+            "model_select": ext.ModelSelectEvent,
+            "thinking_level_select": ext.ThinkingLevelSelectEvent,
         }
         try:
             await runner.emit(classes[event_name](**payload))
@@ -705,7 +717,9 @@ class AgentSession(SessionSwitchingMixin):
 
     # -- model and thinking -----------------------------------------------------------------------
 
-    async def set_model(self, model: Model, *, persist_default: bool = True) -> None:
+    async def set_model(self, model: Model, *, persist_default: bool = True, source: str = "set") -> None:
+        """Switch the model (``source``: ``set`` or ``cycle``, for extensions' ``model_select``)."""
+        previous = self.agent.state.model
         self.agent.state.model = model
         self.session_manager.append_model_change(model.provider, model.id)
         if persist_default:
@@ -716,13 +730,16 @@ class AgentSession(SessionSwitchingMixin):
         clamped = clamp_level(model, self.agent.state.thinking_level)
         if clamped != self.agent.state.thinking_level:
             self.set_thinking_level(clamped, persist_default=False)
+        await self._hook_notify("model_select", model=model, previous_model=previous, source=source)
 
     def set_thinking_level(self, level: str, *, persist_default: bool = True) -> None:
         """Appends ``thinking_level_change`` only when the effective level changes (R-NAV-10)."""
         clamped = clamp_level(self.agent.state.model, level)
-        if clamped == self.agent.state.thinking_level:
+        previous = self.agent.state.thinking_level
+        if clamped == previous:
             return
         self.agent.state.thinking_level = clamped  # type: ignore[assignment]
+        self._notify_soon("thinking_level_select", level=clamped, previous_level=previous)
         self.session_manager.append_thinking_level_change(clamped)
         if persist_default:
             try:
@@ -754,7 +771,7 @@ class AgentSession(SessionSwitchingMixin):
         chosen = await cycle_model(self.model_registry, self.model, scoped, direction)
         if chosen is None:
             return None
-        await self.set_model(chosen.model)
+        await self.set_model(chosen.model, source="cycle")
         if chosen.thinking_level:
             self.set_thinking_level(chosen.thinking_level)
         return CycleResult(chosen.model, self.thinking_level)

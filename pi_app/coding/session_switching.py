@@ -204,6 +204,9 @@ class SessionSwitchingMixin:
                 )
                 if restored and model is not None:
                     self.agent.state.model = model
+                    await self._hook_notify(
+                        "model_select", model=model, previous_model=current, source="restore"
+                    )
                 elif message:
                     warnings.append(message)
         has_level = any(isinstance(e, ThinkingLevelChangeEntry) for e in self.session_manager.get_branch())

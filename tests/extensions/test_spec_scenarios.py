@@ -33,11 +33,13 @@ Every scenario has at least one test; the ones not covered elsewhere are written
 19. Reload — ``extensions/test_extension_lifecycle.py::test_reload_reimports_edited_code_and_keeps_flags``,
     ``extensions/test_session_binding.py::test_reload_through_the_binding``.
 20. with_session — ``extensions/test_session_binding.py::test_with_session_and_stale_context``.
-21. Command conflicts — ``extensions/test_extension_loading.py::test_conflicts_first_extension_wins``
-    (that ``/model`` still opens the built-in selector is the TUI's: tui-ext).
+21. Command conflicts — ``extensions/test_extension_loading.py::test_conflicts_first_extension_wins``,
+    ``tui_ext/test_ext_commands.py::test_commands_autocomplete_and_run_even_while_streaming`` (the
+    built-in ``/model`` wins in the app).
 22. Built-in tool override — ``test_builtin_tool_override_runs_the_extension_and_warns_once`` (below),
-    ``extensions/test_tool_registry.py::test_builtin_override_keeps_the_builtin_renderer`` (the
-    transcript drawing it with the built-in renderer is the TUI's: tui-ext).
+    ``extensions/test_tool_registry.py::test_builtin_override_keeps_the_builtin_renderer``,
+    ``tui_ext/test_ext_commands.py::test_builtin_tool_override_warns_once_and_runs_the_extension``
+    (in the app).
 23. models.json minimal custom provider —
     ``models/test_model_registry.py::test_minimal_custom_provider_gets_defaults_and_is_available``.
 24. models.json errors keep built-ins — ``models/test_model_registry.py::test_models_json_errors_keep_builtins``,
@@ -52,8 +54,9 @@ Every scenario has at least one test; the ones not covered elsewhere are written
 29. CLI provider inference — ``models/test_model_resolver.py::test_cli_model_resolution_texts``,
     ``models/test_model_resolver.py::test_inferred_provider_falls_back_to_a_raw_id``.
 30. Scoped cycling — ``models/test_model_resolver.py::test_scopes_globs_levels_and_warnings``,
-    ``models/test_model_resolver.py::test_cycling_over_a_scope_with_credentials_only`` (the Ctrl+P key
-    itself is the TUI's: tui-ext).
+    ``models/test_model_resolver.py::test_cycling_over_a_scope_with_credentials_only``,
+    ``test_scoped_cycling_applies_the_level_and_tells_extensions`` (below: the session's
+    ``cycle_model`` and ``model_select{source:"cycle"}``); the Ctrl+P key itself is the TUI's (tui-ext).
 31. Thinking clamp — ``test_thinking_level_from_an_extension_is_clamped_and_not_saved`` (below).
 32. Package filters — ``resources/test_resource_loader.py::test_package_filters``.
 33. TypeScript coexistence — ``resources/test_resource_loader.py::test_typescript_extensions_coexist``,
@@ -63,11 +66,14 @@ Every scenario has at least one test; the ones not covered elsewhere are written
     ``extensions/test_cli_blackbox.py::test_extension_tool_flags_and_print_mode_ui``.
 36. Dialog timeout — ``extensions/test_extension_ui.py::test_dialog_timeout_counts_down_and_cancels`` and
     ``extensions/test_extension_ui.py::test_dialog_abort_and_answer`` (the settling rules and the
-    countdown title); the Textual pilot half (countdown shown in the dialog) is the TUI's: tui-ext.
+    countdown title); with the Textual pilot:
+    ``tui_ext/test_ext_dialogs.py::test_timed_confirm_counts_down_and_resolves_false`` and
+    ``tui_ext/test_ext_dialogs.py::test_aborted_confirm_resolves_false_at_abort_time``.
 """
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import json
 import textwrap
@@ -76,10 +82,12 @@ from typing import Any
 
 from pi_app.ai.testing import fake_provider, text, tool_call
 from pi_app.ai.types import ToolResultMessage
+from pi_app.coding.models.resolver import ScopedModel
 from tests.e2e.helpers import run_pi
 from tests.fakes.llm_server import FakeLLMServer
 from tests.reliability.helpers import PiHome
 
+from .helpers import module_for
 from .test_session_binding import make
 
 
@@ -263,3 +271,68 @@ def test_typescript_extension_in_settings_warns_in_print_mode(tmp_path: Path) ->
         f"({ext / 'legacy.ts'})" in warned.stderr.splitlines()
     )
     assert "new.py loaded" in warned.stderr
+
+
+SELECT = """
+SEEN = []
+
+def setup(pi):
+    @pi.on("model_select")
+    def model(event, ctx):
+        SEEN.append(("model", event.model.id, getattr(event.previous_model, "id", None), event.source))
+
+    @pi.on("thinking_level_select")
+    def level(event, ctx):
+        SEEN.append(("level", event.level, event.previous_level))
+"""
+
+
+async def test_scoped_cycling_applies_the_level_and_tells_extensions(tmp_path: Path) -> None:
+    """Scenario 30 (session part): cycling stays in the scope, applies its level clamped to the
+    model, fires ``model_select{source:"cycle"}`` and ``thinking_level_select``; a scope with one
+    usable model has nothing to cycle."""
+    agent = tmp_path / "home" / ".pi" / "agent"
+    models = {
+        "alpha": {"id": "alpha", "reasoning": True},
+        "beta": {"id": "beta", "reasoning": True, "thinkingLevelMap": {"high": None}},
+    }
+    agent.mkdir(parents=True)
+    (agent / "models.json").write_text(
+        json.dumps(
+            {
+                "providers": {
+                    "local": {
+                        "baseUrl": "http://127.0.0.1:9/v1",
+                        "api": "openai-completions",
+                        "apiKey": "k",
+                        "models": list(models.values()),
+                    }
+                }
+            }
+        )
+    )
+    ext = write(agent / "extensions" / "select.py", SELECT)
+    session, binding, errors, _ = await make_session(tmp_path)
+    alpha = session.model_registry.find("local", "alpha")
+    beta = session.model_registry.find("local", "beta")
+    await session.set_model(alpha)
+    session.scoped_models = [ScopedModel(alpha, "high"), ScopedModel(beta, "high")]
+    await asyncio.sleep(0)
+    seen = module_for(ext).SEEN
+    assert ("model", "alpha", "fake-model", "set") in seen
+    seen.clear()
+
+    cycled = await session.cycle_model()
+    await asyncio.sleep(0)
+    assert cycled is not None and cycled.model.id == "beta"
+    assert session.thinking_level == "medium"  # "high" is unmapped for beta: clamped
+    assert ("model", "beta", "alpha", "cycle") in seen and seen[-1][:2] == ("level", "medium")
+    seen.clear()
+    cycled = await session.cycle_model()
+    await asyncio.sleep(0)
+    assert cycled is not None and cycled.model.id == "alpha" and session.thinking_level == "high"
+    assert seen == [("model", "alpha", "beta", "cycle"), ("level", "high", "medium")]
+
+    session.scoped_models = [ScopedModel(alpha, None)]
+    assert await session.cycle_model() is None  # nothing to cycle
+    assert errors == []
