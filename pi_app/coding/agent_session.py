@@ -325,6 +325,7 @@ class AgentSession(SessionSwitchingMixin):
             "session_shutdown": ext.SessionShutdownEvent,
             "session_start": ext.SessionStartEvent,
             "model_select": ext.ModelSelectEvent,
+            "session_info_changed": ext.SessionInfoChangedEvent,
             "thinking_level_select": ext.ThinkingLevelSelectEvent,
         }
         try:
@@ -778,7 +779,9 @@ class AgentSession(SessionSwitchingMixin):
 
     def set_session_name(self, name: str) -> None:
         self.session_manager.append_session_info(name)
-        self._emit_soon(SessionInfoChangedEvent(self.session_manager.get_session_name()))
+        current = self.session_manager.get_session_name()
+        self._emit_soon(SessionInfoChangedEvent(current))
+        self._notify_soon("session_info_changed", name=current)
 
     # -- user bash (!cmd) -----------------------------------------------------------------------
 
@@ -792,17 +795,20 @@ class AgentSession(SessionSwitchingMixin):
         """Run a user ``!cmd`` (``!!cmd``: ``exclude_from_context``) and record it."""
         from pi_app.coding.tools.bash import execute_user_bash
 
+        operations, result = await self._user_bash_hook(command, exclude_from_context)
         controller = AbortController()
         self._bash_controller = controller
         try:
-            result = await execute_user_bash(
-                command,
-                self.cwd,
-                on_chunk,
-                controller.signal,
-                shell_path=self.settings_manager.get_shell_path(),
-                command_prefix=self.settings_manager.get_shell_command_prefix(),
-            )
+            if result is None:
+                result = await execute_user_bash(
+                    command,
+                    self.cwd,
+                    on_chunk,
+                    controller.signal,
+                    operations,
+                    shell_path=self.settings_manager.get_shell_path(),
+                    command_prefix=self.settings_manager.get_shell_command_prefix(),
+                )
         finally:
             self._bash_controller = None
         message = BashExecutionMessage(
@@ -817,6 +823,28 @@ class AgentSession(SessionSwitchingMixin):
         )
         self.record_bash_execution(message)
         return message
+
+    async def _user_bash_hook(self, command: str, exclude_from_context: bool) -> tuple[Any, Any]:
+        """``user_bash`` (spec 40 §2.7): the first extension answer may supply ``operations`` (another
+        executor, e.g. SSH) or a ready ``result`` that replaces running the command."""
+        runner = self.extension_runner
+        if runner is None or not runner.has_handlers("user_bash"):
+            return None, None
+        from pi_app.coding.extensions.types import UserBashEvent
+        from pi_app.coding.tools.bash import BashResult
+
+        answer = await runner.emit_user_bash(UserBashEvent(command, exclude_from_context, self.cwd)) or {}
+        result = answer.get("result")
+        if isinstance(result, dict):
+            result = BashResult(
+                command=command,
+                output=str(result.get("output", "")),
+                exit_code=result.get("exit_code", result.get("exitCode", 0)),
+                cancelled=bool(result.get("cancelled", False)),
+                truncated=bool(result.get("truncated", False)),
+                full_output_path=result.get("full_output_path"),
+            )
+        return answer.get("operations"), result
 
     def record_bash_execution(self, message: BashExecutionMessage) -> None:
         """Add a bash result to the conversation; while the agent streams it waits for the run to end

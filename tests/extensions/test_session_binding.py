@@ -3,6 +3,7 @@ session level)."""
 
 from __future__ import annotations
 
+import asyncio
 import textwrap
 from pathlib import Path
 from typing import Any
@@ -245,3 +246,38 @@ async def test_reload_through_the_binding(tmp_path: Path) -> None:
     assert result.content[0].text == "v2"
     with pytest.raises(StaleExtensionContextError):
         old_ctx.is_idle()
+
+
+async def test_user_bash_and_session_info_changed(tmp_path: Path) -> None:
+    """``user_bash`` may replace a ``!cmd`` with its own result; ``session_info_changed`` on renames."""
+    ext = write(
+        tmp_path / "home" / ".pi" / "agent" / "extensions" / "remote.py",
+        """
+        SEEN = []
+
+        def setup(pi):
+            @pi.on("user_bash")
+            def route(event, ctx):
+                SEEN.append((event.command, event.exclude_from_context, event.cwd))
+                if event.command.startswith("remote "):
+                    return {"result": {"output": "from the remote host", "exit_code": 0}}
+                return None
+
+            @pi.on("session_info_changed")
+            def renamed(event, ctx):
+                SEEN.append(("name", event.name))
+        """,
+    )
+    session, binding, provider, errors, agent_dir, cwd = await make(tmp_path)
+    remote = await session.execute_bash("remote uptime", exclude_from_context=True)
+    local = await session.execute_bash("echo local")
+    assert (remote.output, remote.exit_code) == ("from the remote host", 0)
+    assert local.output.strip() == "local" and local.exit_code == 0
+    session.set_session_name("Deploy day")
+    await asyncio.sleep(0)
+    assert module_for(ext).SEEN == [
+        ("remote uptime", True, str(cwd)),
+        ("echo local", False, str(cwd)),
+        ("name", "Deploy day"),
+    ]
+    assert errors == []
