@@ -133,6 +133,8 @@ class PiApp(App[int], inherit_bindings=False):
         self._last_clear = 0.0
         self._last_escape = 0.0
         self._shutting_down = False
+        self.header_notices: list[str] = []
+        """One-line notices under the start-up header (the condensed changelog)."""
         self.local_queue: list[tuple[str, str]] = []
         """Messages typed while compacting: (text, "steer" | "followUp")."""
         self.tools_expanded = False
@@ -429,6 +431,7 @@ class PiApp(App[int], inherit_bindings=False):
         from pi_app.tui.history import render_session_history
 
         messages = self.context_messages()
+        self._show_whats_new(resumed=bool(messages))
         render_session_history(self, messages)
         for m in messages:
             if getattr(m, "role", None) == "user":
@@ -440,6 +443,30 @@ class PiApp(App[int], inherit_bindings=False):
         self.ext.bind()
         self._send_initial_messages()
         self.run_worker(self._fetch_models(), group="models", exit_on_error=False)
+
+    def _show_whats_new(self, *, resumed: bool) -> None:
+        """The changelog since the last seen version, once (R-FOOT-07); ``pi_app.tui.changelog``."""
+        from pi_app import __version__
+        from pi_app.tui.blocks.info import InfoBlock
+        from pi_app.tui.changelog import startup_changelog
+
+        settings = self.settings
+        if resumed or settings is None or not hasattr(settings, "get_last_changelog_version"):
+            return
+        last_seen = settings.get_last_changelog_version()
+        quiet = bool(getattr(settings, "get_quiet_startup", lambda: False)())
+        collapse = bool(settings.get_collapse_changelog()) or quiet
+        shown = startup_changelog(last_seen, __version__, collapse=collapse)
+        if shown.notice:
+            self.header_notices.append(shown.notice)
+            self._add_header()
+        if shown.markdown:
+            self.transcript.append_block(InfoBlock(shown.markdown))
+        if last_seen != __version__:
+            try:
+                settings.set_last_changelog_version(__version__)
+            except Exception as exc:  # an unwritable settings file must not stop the start-up
+                self.show_warning(f"Could not save the setting: {exc}")
 
     async def _fetch_models(self) -> None:
         from pi_app.tui.actions import available_models

@@ -8,10 +8,10 @@ spec allows to skip; it needs the GitHub CLI and the network).
 
 from __future__ import annotations
 
-from importlib import resources
 from typing import Any
 
 from pi_app.tui.blocks.info import InfoBlock
+from pi_app.tui.changelog import changelog_text
 from pi_app.tui.commands import CommandRegistry, SlashCommand
 from pi_app.tui.keybindings import ACTIONS
 
@@ -138,13 +138,6 @@ def hotkeys_markdown(app: Any) -> str:
 
 def _hotkeys(app: Any, args: str) -> None:
     app.transcript.append_block(InfoBlock(hotkeys_markdown(app)))
-
-
-def changelog_text() -> str:
-    try:
-        return resources.files("pi_app").joinpath("data/CHANGELOG.md").read_text(encoding="utf-8")
-    except OSError:
-        return "No changelog available."
 
 
 def _changelog(app: Any, args: str) -> None:

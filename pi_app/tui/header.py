@@ -73,5 +73,6 @@ def build_header(app: Any) -> HeaderContent:
         more_line=f"Press {expand} to show full startup help and loaded resources." if expand else None,
         hints=_hints(app),
         resources=sections,
+        notices=list(getattr(app, "header_notices", [])),
         quiet=quiet,
     )
