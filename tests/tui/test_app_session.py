@@ -97,3 +97,17 @@ async def test_escape_cancels_a_running_bang_command(tmp_path: Path) -> None:
         await pilot.press("ctrl+u", "escape")
         await wait_for(pilot, lambda: not app.user_bash.running, 15)
         assert "(cancelled)" in notes(app)
+
+
+async def test_messages_from_the_command_line_are_sent_one_after_another(tmp_path: Path) -> None:
+    from pi_app.coding.launch import LaunchOptions
+    from tests.tui.fakes import fake_session_factory
+
+    factory, provider = fake_session_factory(str(tmp_path), [[text("One.")], [text("Two.")]])
+    options = LaunchOptions(messages=["first message", "second message"])
+    app = PiApp(options, session_factory=factory, cwd=str(tmp_path), animate=False, agent_dir=tmp_path / "a")
+    async with app.run_test(size=(90, 30)) as pilot:
+        await wait_for(pilot, lambda: "Two." in notes(app) and not app.is_working)
+        assert [b.text for b in app.transcript.blocks_of(UserBlock)] == ["first message", "second message"]
+        assert len(provider.calls) == 2
+        assert len(provider.calls[1].context.messages) == 3  # the second saw the first answer
