@@ -198,6 +198,7 @@ class TreeNavigator(Vertical, can_focus=True):
                 model.type_text(press.character)
                 self.repaint()
             return
+        search = model.search
         if action == "tui.select.confirm":
             if model.selected_id:
                 self.post_message(self.Selected(self, model.selected_id))
@@ -212,7 +213,10 @@ class TreeNavigator(Vertical, can_focus=True):
             self.open_label_editor()
             return
         self._move(action)
-        self.repaint()
+        if model.search != search:
+            self.repaint()
+        else:  # a move, fold or filter: the header (key help, search line) is unchanged
+            self.rows.repaint()
 
     def _move(self, action: str) -> None:
         model = self.model
