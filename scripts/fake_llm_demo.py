@@ -25,9 +25,7 @@ sys.path.insert(0, str(ROOT))
 from pi_app.ai.testing import text, tool_call  # noqa: E402
 from tests.fakes.llm_server import FakeLLMServer  # noqa: E402
 
-MARKDOWN = (
-    "Hello! I am the fake model.\n\n- item one\n- item two\n\n```python\nprint('hi')\n```\n"
-)
+MARKDOWN = "Hello! I am the fake model.\n\n- item one\n- item two\n\n```python\nprint('hi')\n```\n"
 
 
 def turns() -> list[list[object]]:

@@ -68,6 +68,8 @@ async def test_branch_return_label_fork_clone_resume(tmp_path: Path) -> None:
         await wait_for(pilot, lambda: app.editor.text == "two")
         assert selector(app, TreeNavigator) is None and app.editor.display
         assert "answer: two" not in " ".join(app.transcript.plain_lines())
+        assert file_entries(first_file) == entries  # moving the leaf alone writes nothing
+        assert app.session.session_manager.get_leaf_id() == two["parentId"]
         app.editor.text = ""
         await send(app, pilot, "two again")
         entries = file_entries(first_file)
@@ -100,6 +102,7 @@ async def test_branch_return_label_fork_clone_resume(tmp_path: Path) -> None:
         await wait_for(pilot, lambda: any(e["type"] == "label" for e in file_entries(first_file)))
         label = next(e for e in file_entries(first_file) if e["type"] == "label")
         assert label["targetId"] == one["id"] and label["label"] == "start"
+        assert label["parentId"] == summary["id"]  # appended after the leaf of the moment
         await pilot.press("ctrl+l")
         assert nav.model.filter_mode == "labeled-only" and nav.model.visible_ids() == [one["id"]]
         await pilot.press("escape")

@@ -163,3 +163,26 @@ async def test_resume_picker_all_projects_rename_and_delete() -> None:
         await pilot.press("escape")
         await wait_for(pilot, lambda: selector(app, SessionPicker) is None)
         assert app.editor.display and app.session.session_file == current
+
+
+async def test_double_escape_opens_the_configured_navigator() -> None:
+    from pi_app.tui.selectors.fork import ForkSelector
+
+    app, _ = make_app(None)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_for(pilot, lambda: app.session is not None)
+        await send(app, pilot, "one")
+        app.settings.set_tree_filter_mode("user-only")
+        await pilot.press("escape", "escape")  # on an empty editor: /tree (doubleEscapeAction)
+        await wait_for(pilot, lambda: selector(app, TreeNavigator) is not None)
+        nav = selector(app, TreeNavigator)
+        assert nav.model.filter_mode == "user-only"  # the initial filter is the setting's
+        assert [r.plain() for r in nav.model.rows()] == ["› • user: one"]
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: selector(app, TreeNavigator) is None)
+
+        app.settings.set_double_escape_action("fork")
+        await pilot.pause(0.6)  # the closing Escape above does not count as the first of a pair
+        await pilot.press("escape", "escape")
+        await wait_for(pilot, lambda: selector(app, ForkSelector) is not None)
+        assert [c.text for c in selector(app, ForkSelector).candidates] == ["one"]
