@@ -117,6 +117,8 @@ async def test_branch_return_label_fork_clone_resume(tmp_path: Path) -> None:
         await wait_for(pilot, lambda: app.session.session_file != first_file)
         await wait_for(pilot, lambda: app.editor.text == "two again")
         fork_file = app.session.session_file
+        shown = " ".join(app.transcript.plain_lines())
+        assert "answer: one" in shown and "answer: two" not in shown  # rebuilt from the new file
         forked = file_entries(fork_file)  # written at once: the copied path has an assistant reply
         assert forked[0]["parentSession"] == first_file
         assert user_texts(forked) == ["one"] and forked[-1]["type"] == "label"
@@ -130,6 +132,7 @@ async def test_branch_return_label_fork_clone_resume(tmp_path: Path) -> None:
         await submit(app, pilot, "/clone")
         await wait_for(pilot, lambda: app.session.session_file not in (first_file, fork_file))
         clone_file = app.session.session_file
+        assert "answer: forked question" in " ".join(app.transcript.plain_lines())
         cloned = file_entries(clone_file)
         assert cloned[0]["parentSession"] == fork_file and cloned[0]["id"] != forked[0]["id"]
         assert user_texts(cloned) == ["one", "forked question"]

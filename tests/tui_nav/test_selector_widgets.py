@@ -82,6 +82,27 @@ async def test_tree_keys_search_label_and_select() -> None:
         assert kinds(host)[-1] == "Cancelled"
 
 
+async def test_tree_keys_page_fold_and_jump() -> None:
+    b = branched_session()
+    nav = TreeNavigator(b.sm.get_tree(), b.sm.get_leaf_id(), page_size=3, selected_id=b["hello"])
+    host = Host(nav)
+    async with host.run_test(size=(90, 30)) as pilot:
+        await pilot.press("right")  # a page down
+        assert nav.model.selected == 3
+        await pilot.press("left")
+        assert nav.model.selected == 0
+        await pilot.press("ctrl+right")  # from "hello" to the first branch start
+        assert nav.model.selected_id == b["tests"]
+        await pilot.press("alt+left")  # a branch start folds
+        assert (
+            b["tests"] in nav.model.folded
+            and "⊞" in nav.row_texts()[nav.model.selected - nav.model.window()[0]]
+        )
+        await pilot.press("alt+right")
+        assert not nav.model.folded
+        assert "(3/7)" in nav.rows.lines()[-1]
+
+
 async def test_tree_label_editor_escape_cancels_and_empty_clears() -> None:
     b = branched_session()
     b.sm.append_label_change(b["written"], "old")
