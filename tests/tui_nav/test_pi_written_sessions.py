@@ -97,6 +97,11 @@ async def test_a_branched_pi_session_in_tree_and_fork(tmp_path: Path) -> None:
         rows = [row.replace(" ← active", "") for row in nav.row_texts()]
         assert [row[: len(want)] for row, want in zip(rows, PI_TREE_ROWS, strict=True)] == PI_TREE_ROWS
         assert nav.row_texts()[7].endswith("← active") and nav.model.status_text() == "(8/11)"
+        # a row longer than the terminal ends in "..." exactly where pi cuts it
+        assert nav.rows.lines()[8] == (
+            "  └⊟ [explored] [branch summary]: The user explored a different conversation branch"
+            " before returning here. Summary of..."
+        )
         await pilot.press("ctrl+l")
         assert [r[:30] for r in nav.row_texts()] == [
             "› • [start] user: hello",

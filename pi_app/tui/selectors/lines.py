@@ -67,6 +67,21 @@ def styled(
     return Strip(segments).crop_extend(0, width, base)
 
 
+def fit(runs: list[Run], width: int, marker: str = "...") -> list[Run]:
+    """``runs`` cut to ``width`` characters, ending with ``marker`` when something was cut."""
+    if sum(len(text) for text, _ in runs) <= width:
+        return runs
+    room = max(0, width - len(marker))
+    out: list[Run] = []
+    for text, token in runs:
+        if room <= 0:
+            break
+        out.append((text[:room], token))
+        room -= len(text[:room])
+    out.append((marker[: max(0, width)], out[-1][1] if out else None))
+    return out
+
+
 def rule(theme: BlockTheme, width: int, token: str = "border") -> Strip:
     """A full-width horizontal line in the colour of ``token``."""
     return Strip([Segment("─" * width, fg(theme, token))], width)

@@ -24,7 +24,7 @@ from textual.strip import Strip
 from pi_app.tui.keys import key_press
 from pi_app.tui.selectors.bindings import DEFAULT_SELECTOR_KEYS, SelectorKeys
 from pi_app.tui.selectors.inline_input import InlineInput
-from pi_app.tui.selectors.lines import LineView, Run, rule, styled, theme_of
+from pi_app.tui.selectors.lines import LineView, Run, fit, rule, styled, theme_of
 from pi_app.tui.selectors.slot import Answer
 from pi_app.tui.selectors.tree_model import RowView, TreeNavModel
 
@@ -71,7 +71,8 @@ def row_strip(row: RowView, theme: Any, width: int) -> Strip:
     runs.extend(row.content)
     if row.is_leaf:
         runs.append((" ← active", "accent"))
-    return styled(runs, theme, width, bold=row.selected, background="selectedBg" if row.selected else None)
+    background = "selectedBg" if row.selected else None
+    return styled(fit(runs, width), theme, width, bold=row.selected, background=background)
 
 
 class TreeNavigator(Vertical, can_focus=True):
