@@ -16,18 +16,32 @@ import subprocess
 import time
 from pathlib import Path
 
+import pytest
+
 from tests.e2e.helpers import PI
 from tests.reliability.helpers import PiHome, read_until
 
+DEEP = "[" * 50_000 + "]" * 50_000  # Python's json raises RecursionError on this
+HUGE_NUMBER = '{"app.interrupt": ' + "9" * 5000 + "}"  # ...and a plain ValueError on this
+BROKEN_FILES = {
+    "truncated": {
+        "keybindings.json": '{"app.interrupt": [1, 2',
+        "themes/broken.json": '{"name": "broken", "colors": {"accent": "#zz',
+        "settings.json": json.dumps({"theme": "broken"}),
+    },
+    "pathological": {
+        "keybindings.json": HUGE_NUMBER,
+        "themes/broken.json": DEEP,
+        "settings.json": DEEP,
+    },
+}
 
-def test_app_starts_with_broken_keybindings_and_theme_files(tmp_path: Path) -> None:
+
+@pytest.mark.parametrize("kind", sorted(BROKEN_FILES))
+def test_app_starts_with_broken_keybindings_and_theme_files(kind: str, tmp_path: Path) -> None:
     pi_home = PiHome.make(tmp_path)
     pi_home.point_at("http://127.0.0.1:9")
-    files = {
-        pi_home.agent_dir / "keybindings.json": '{"app.interrupt": [1, 2',
-        pi_home.agent_dir / "themes" / "broken.json": '{"name": "broken", "colors": {"accent": "#zz',
-        pi_home.agent_dir / "settings.json": json.dumps({"theme": "broken"}),
-    }
+    files = {pi_home.agent_dir / name: content for name, content in BROKEN_FILES[kind].items()}
     for path, content in files.items():
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(content, encoding="utf-8")
