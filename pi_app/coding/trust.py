@@ -40,6 +40,9 @@ class TrustStore:
         except (OSError, ValueError) as exc:
             self.error = f"Could not read {self.path}: {exc}"
             raise
+        except RecursionError as exc:  # absurdly deep nesting: report it like any other bad JSON
+            self.error = f"Could not read {self.path}: {exc}"
+            raise ValueError(self.error) from exc
         if not isinstance(data, dict):
             self.error = f"Could not read {self.path}: not a JSON object"
             raise ValueError(self.error)

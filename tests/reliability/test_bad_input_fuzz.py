@@ -500,3 +500,25 @@ def test_pathological_session_line_is_skipped_by_load_and_listing(kind: str, tmp
     info = build_session_info(str(path))
     assert info is not None and info.message_count == 1
     assert path.read_bytes() == before
+
+
+@pytest.mark.parametrize("kind", sorted(PATHOLOGICAL_JSON))
+def test_pathological_manifest_trust_file_and_error_body_are_reported(kind: str, tmp_path: Path) -> None:
+    from pi_app.ai.http.transport import format_http_error
+    from pi_app.coding.extensions.discovery import read_manifest
+    from pi_app.coding.trust import TrustStore
+
+    document = PATHOLOGICAL_JSON[kind]
+    (tmp_path / "package.json").write_text(document)
+    entries, problem = read_manifest(tmp_path)
+    assert entries is None and problem and problem.startswith("invalid package.json: ")
+
+    trust_file = tmp_path / "trust.json"
+    trust_file.write_text(document)
+    store = TrustStore(trust_file)
+    assert store.decision_for(tmp_path) is None
+    assert store.save(tmp_path, True) is False  # unreadable: left untouched, never rewritten
+    assert store.error and str(trust_file) in store.error
+    assert trust_file.read_text() == document
+
+    assert format_http_error(500, document).startswith("500 " + document[:20])  # shown raw, cut

@@ -93,7 +93,7 @@ def format_http_error(status: int, body: str) -> str:
         return f"{status} status code (no body)"
     try:
         parsed = json.loads(body)
-    except ValueError:
+    except (ValueError, RecursionError):  # shown raw below
         parsed = None
     if isinstance(parsed, list) and parsed and isinstance(parsed[0], dict):
         parsed = parsed[0]  # Google sometimes wraps the error in a one-element array

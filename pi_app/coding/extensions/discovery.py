@@ -102,7 +102,7 @@ def read_manifest(directory: Path, kind: str = "extensions") -> tuple[list[str] 
     if package_json.is_file():
         try:
             data = json.loads(package_json.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        except (OSError, ValueError, RecursionError) as exc:  # ValueError: also 5000-digit numbers
             return None, f"invalid package.json: {exc}"
         pi = data.get("pi") if isinstance(data, dict) else None
         if isinstance(pi, dict) and isinstance(pi.get(kind), list):
