@@ -10,6 +10,7 @@ import subprocess
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from tests.e2e.helpers import PI, write_models_json
 
@@ -69,6 +70,17 @@ class PiHome:
             text=True,
             timeout=timeout,
         )
+
+
+def fuzz_settings(default_examples: int) -> Any:
+    """Hypothesis settings for the fuzz tests; ``PI_FUZZ_EXAMPLES`` raises the count locally."""
+    from hypothesis import HealthCheck, settings
+
+    return settings(
+        max_examples=int(os.environ.get("PI_FUZZ_EXAMPLES", str(default_examples))),
+        deadline=None,
+        suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+    )
 
 
 def split_complete_lines(data: bytes) -> tuple[list[bytes], bytes]:

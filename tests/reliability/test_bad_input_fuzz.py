@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import re
 import shlex
 import tempfile
@@ -21,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from pi_app.agent.agent import Agent, AgentOptions
@@ -35,13 +34,9 @@ from pi_app.coding.tools import BUILTIN_TOOL_NAMES
 from pi_app.coding.tools.definition import wrap_tool_definition
 from pi_app.modes.rpc.protocol import COMMAND_MODELS
 from tests.modes.rpc_harness import make_harness
+from tests.reliability.helpers import fuzz_settings
 
-EXAMPLES = int(os.environ.get("PI_FUZZ_EXAMPLES", "40"))
-FUZZ = settings(
-    max_examples=EXAMPLES,
-    deadline=None,
-    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
-)
+FUZZ = fuzz_settings(40)
 
 # JSON values, small and nested; keys drawn partly from the real vocabulary so near-valid shapes
 # (right key, wrong type) come up often.

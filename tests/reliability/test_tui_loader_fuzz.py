@@ -10,26 +10,21 @@ the active theme builds a Textual theme) and the file is never rewritten.
 from __future__ import annotations
 
 import json
-import os
 import tempfile
 from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from pi_app.coding.resources.themes import EXPORT_KEYS, THEME_TOKENS
 from pi_app.tui.keybindings import ACTIONS, Keybindings, display_key, load_defaults, resolve_action
 from pi_app.tui.keys import parse_key_id, to_textual_key
 from pi_app.tui.themes import ThemeManager, discover_user_themes, textual_theme, theme_variables
+from tests.reliability.helpers import fuzz_settings
 
-EXAMPLES = int(os.environ.get("PI_FUZZ_EXAMPLES", "60"))
-FUZZ = settings(
-    max_examples=EXAMPLES,
-    deadline=None,
-    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
-)
+FUZZ = fuzz_settings(60)
 
 # Documents no JSON reader should be crashed by (Python's json raises RecursionError and a
 # non-JSONDecodeError ValueError for these).
