@@ -190,3 +190,34 @@ def test_model_from_an_extension_provider_on_the_command_line(tmp_path: Path) ->
         assert result.stdout == "from the extension provider\n"
         assert server.requests[0].body["model"] == "m1"
         assert server.requests[0].headers["authorization"] == "Bearer ext-key"
+
+
+def test_print_mode_without_extensions_never_imports_the_extension_machinery(tmp_path: Path) -> None:
+    """Start-up cost: with no extension anywhere, ``pi -p`` loads only the light discovery module."""
+    import os
+    import subprocess
+    import sys
+
+    home = PiHome.make(tmp_path)
+    code = (
+        "import sys\n"
+        "from pi_app.cli import main\n"
+        "status = main(['--no-session', '-p', 'hi'])\n"
+        "names = sorted(m for m in sys.modules if m.startswith('pi_app.coding.extensions.'))\n"
+        "sys.stderr.write('EXT-MODULES ' + ','.join(names) + '\\n')\n"
+        "raise SystemExit(status)\n"
+    )
+    with FakeLLMServer() as server:
+        home.point_at(server.base_url)
+        server.enqueue(text("ok"))
+        result = subprocess.run(
+            [sys.executable, "-c", code],
+            cwd=home.project,
+            env={**home.env(), "PYTHONPATH": os.pathsep.join(sys.path)},
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    assert result.returncode == 0 and result.stdout == "ok\n", result.stderr
+    [line] = [x for x in result.stderr.splitlines() if x.startswith("EXT-MODULES ")]
+    assert line == "EXT-MODULES pi_app.coding.extensions.discovery"
