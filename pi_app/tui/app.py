@@ -712,9 +712,10 @@ class PiApp(App[int], inherit_bindings=False):
         if getter is None:
             return None
         try:
-            return getter(getattr(message, "custom_type", ""))
+            renderer = getter(getattr(message, "custom_type", ""))
         except Exception:
             return None
+        return self.ext.guard_renderer(renderer) if renderer is not None else None
 
     # -- themes ---------------------------------------------------------------------------------
 

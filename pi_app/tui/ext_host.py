@@ -82,6 +82,7 @@ class AppExtensions:
         self.shortcuts: dict[str, Any] = {}
         self._runner: Any = None
         self._warned_keys: set[str] = set()
+        self._failed_renderers: set[Any] = set()
 
     # -- access ----------------------------------------------------------------------------------
 
@@ -170,6 +171,22 @@ class AppExtensions:
         log.debug("extension UI callback failed (%s)", event, exc_info=exc)
         path = source_file(origin) or "extension"
         self._line(f"Extension error ({path}): {_first_line(str(exc) or type(exc).__name__)}", "error")
+
+    def guard_renderer(self, renderer: Callable[..., Any]) -> Callable[..., Any]:
+        """A message renderer whose first failure is reported as an error line; the block then
+        falls back to the default look (R-XUI-03)."""
+
+        def guarded(*args: Any) -> Any:
+            try:
+                return renderer(*args)
+            except Exception as exc:
+                if renderer not in self._failed_renderers:
+                    self._failed_renderers.add(renderer)
+                    # later: the transcript is drawing right now
+                    self.app.call_later(self.report_exception, renderer, "message_renderer", exc)
+                raise
+
+        return guarded
 
     def run_guarded(self, fn: Callable[[], Any], origin: Any = None) -> None:
         """Run a UI-thread part of an extension call; a failure is one error line (R-XUI-03)."""

@@ -64,7 +64,7 @@ def build_header(app: Any) -> HeaderContent:
         ("Context", resources.context_files(app)),
         ("Skills", [getattr(s, "name", str(s)) for s in resources.skills(app)]),
         ("Prompts", [f"/{getattr(t, 'name', t)}" for t in resources.prompt_templates(app)]),
-        ("Extensions", [str(getattr(e, "path", e)) for e in resources.extensions(app)]),
+        ("Extensions", resources.extension_paths(app)),
         ("Themes", custom_themes),
     ]
     return HeaderContent(

@@ -67,6 +67,11 @@ def themes(app: Any) -> list[Any]:
     return _items(loader.get_themes()) if loader is not None and hasattr(loader, "get_themes") else []
 
 
+def extension_paths(app: Any) -> list[str]:
+    """The loaded extensions' paths as the header lists them (``~`` for home, cwd-relative)."""
+    return [_short(str(getattr(e, "path", e)), app.cwd) for e in extensions(app)]
+
+
 def extensions(app: Any) -> list[Any]:
     loader = _loader(app)
     if loader is None or not hasattr(loader, "get_extensions"):
@@ -92,10 +97,6 @@ def extension_commands(app: Any) -> list[Any]:
             found = list(found.values())
         return list(found or [])
     return []
-
-
-def extension_command_names(app: Any) -> set[str]:
-    return {getattr(c, "name", "") for c in extension_commands(app)}
 
 
 def extra_command_infos(app: Any) -> list[CommandInfo]:

@@ -182,6 +182,16 @@ def _failing(tmp_path: Path) -> list[Path]:
                 def widget(app, theme):
                     raise RuntimeError("widget exploded")
 
+                def render(message, options, theme):
+                    raise RuntimeError("renderer exploded")
+
+                pi.register_message_renderer("boom", render)
+
+                async def note(args, ctx):
+                    pi.send_message({"custom_type": "boom", "content": "still shown", "display": True})
+
+                pi.register_command("note", handler=note)
+
                 @pi.on("session_start")
                 def start(event, ctx):
                     ctx.ui.set_widget("w", widget)
@@ -215,6 +225,11 @@ async def test_failing_extensions_leave_the_app_running_with_one_line_each(tmp_p
         await pilot.press("enter")
         await wait_for(pilot, lambda: "command exploded" in transcript_text(app))
         assert f"Extension error ({handler}): 'command exploded'" in transcript_text(app)
+        app.editor.set_text("/note")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: "renderer exploded" in transcript_text(app))
+        assert f"Extension error ({handler}): renderer exploded" in transcript_text(app)
+        assert "[boom]" in transcript_text(app) and "still shown" in transcript_text(app)
         app.editor.set_text("/good")
         await pilot.press("enter")
         await wait_for(pilot, lambda: "good ran" in transcript_text(app))
