@@ -261,3 +261,21 @@ async def test_builtin_tool_override_warns_once_and_runs_the_extension(tmp_path:
         assert text_now.count('Extension tool "read" from') == 1 and "replaces the built-in tool" in text_now
         results = [m for m in app.session.messages if getattr(m, "role", "") == "toolResult"]
         assert results[0].content[0].text == "read by the extension"
+
+
+async def test_builtin_model_command_wins_over_an_extension_model_command(tmp_path: Path) -> None:
+    """Scenario 21 in the app: ``/model`` opens the built-in selector; the extension's handler
+    (which would notify) never runs, and the conflict is reported once."""
+    path = write_extension(tmp_path / "ext" / "commands.py", COMMANDS)
+    app, _, _ = extension_app(tmp_path, [path])
+    async with app.run_test(size=(160, 30)) as pilot:
+        await _ready(pilot, app)
+        assert "conflicts with built-in commands" in transcript_text(app)
+        app.editor.set_text("/model")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: app.editor_slot.is_replaced)
+        await pilot.pause(0.2)
+        assert type(app.editor_slot.replacement).__module__.startswith("pi_app.tui.selectors")
+        assert "deploying to" not in transcript_text(app)
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not app.editor_slot.is_replaced)
