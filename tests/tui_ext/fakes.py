@@ -26,16 +26,23 @@ def write_extension(path: Path, code: str) -> Path:
 
 
 def extension_app(
-    tmp_path: Path, extension_paths: Sequence[Path | str], script: Sequence[Any] = (), **app_kw: Any
+    tmp_path: Path,
+    extension_paths: Sequence[Path | str],
+    script: Sequence[Any] = (),
+    *,
+    models: Sequence[Any] | None = None,
+    **app_kw: Any,
 ) -> tuple[PiApp, Any, Path]:
     agent_dir = tmp_path / "home" / ".pi" / "agent"
     agent_dir.mkdir(parents=True, exist_ok=True)
     cwd = tmp_path / "proj"
     cwd.mkdir(exist_ok=True)
-    provider = fake_provider(script=list(script))
+    provider = fake_provider(script=list(script), models=list(models) if models is not None else None)
 
     async def factory() -> Any:
+        from pi_app.ai.auth import InMemoryCredentialStore
         from pi_app.coding.extensions.session_binding import ExtensionBinding
+        from pi_app.coding.models.registry import ModelRegistry
         from pi_app.coding.resources.loader import ResourceLoader, TrustPolicy
         from pi_app.coding.sdk import create_agent_session
 
@@ -49,6 +56,8 @@ def extension_app(
             offline=True,
         )
         await loader.reload()
+        registry = ModelRegistry(InMemoryCredentialStore(), None)
+        registry.models.set_provider(provider)
         created = await create_agent_session(
             str(cwd),
             agent_dir=agent_dir,
@@ -56,6 +65,7 @@ def extension_app(
             stream_fn=provider.fake.stream_simple,
             resource_loader=loader,
             no_context_files=True,
+            model_registry=registry,
         )
         await ExtensionBinding.attach(created.session, loader, mode="tui")
         return created

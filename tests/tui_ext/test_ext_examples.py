@@ -130,3 +130,34 @@ async def test_replacement_editor_keeps_app_keys_and_text(tmp_path: Path) -> Non
         app.editor.set_text("")
         await pilot.press("a", "q", "z")
         assert app.editor.text == "aZ!"  # q consumed, z replaced
+
+
+WATCHER = """
+def setup(pi):
+    @pi.on("model_select")
+    def model(event, ctx):
+        ctx.ui.notify(f"model_select {event.model.id} from {event.previous_model.id} ({event.source})", "warning")
+
+    @pi.on("thinking_level_select")
+    def level(event, ctx):
+        ctx.ui.notify(f"thinking_level_select {event.previous_level} -> {event.level}", "warning")
+"""
+
+
+async def test_model_and_thinking_keys_reach_extensions(tmp_path: Path) -> None:
+    """Scenario 30's extension half: Ctrl+P fires model_select{source: cycle}; the thinking key
+    fires thinking_level_select (40 §2.7)."""
+    from pi_app.ai.testing import fake_model
+
+    path = write_extension(tmp_path / "ext" / "watcher.py", WATCHER)
+    models = [fake_model("alpha", reasoning=True), fake_model("beta", reasoning=True)]
+    app, _, _ = extension_app(tmp_path, [path], models=models)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await wait_for(pilot, lambda: app.session is not None and app.ext.binding is not None)
+        await pilot.pause(0.2)
+        await pilot.press("ctrl+p")
+        await wait_for(pilot, lambda: "model_select beta from alpha (cycle)" in transcript_text(app))
+        before = app.session.thinking_level
+        await pilot.press("shift+tab")
+        await wait_for(pilot, lambda: "thinking_level_select" in transcript_text(app))
+        assert f"thinking_level_select {before} -> {app.session.thinking_level}" in transcript_text(app)
