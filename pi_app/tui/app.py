@@ -691,6 +691,15 @@ class PiApp(App[int], inherit_bindings=False):
     def tool_definition(self, name: str) -> Any:
         """The session's ``ToolDefinition`` called ``name`` (for extension renderers), or None."""
         session = self.session
+        binding = getattr(session, "extension_runner", None)
+        tools = getattr(binding, "tools", None)  # the extension binding's registry (ext tools, overrides)
+        if tools is not None and hasattr(tools, "get"):
+            try:  # an override without renderers is drawn like the built-in it replaces (R-EXT-19)
+                found = tools.renderer_fallback(name) or tools.get(name)
+            except Exception:
+                found = None
+            if found is not None:
+                return found
         registry = getattr(session, "tool_registry", None)
         getter = getattr(registry, "get", None)
         if callable(getter):

@@ -161,3 +161,22 @@ async def test_model_and_thinking_keys_reach_extensions(tmp_path: Path) -> None:
         await pilot.press("shift+tab")
         await wait_for(pilot, lambda: "thinking_level_select" in transcript_text(app))
         assert f"thinking_level_select {before} -> {app.session.thinking_level}" in transcript_text(app)
+
+
+async def test_custom_tool_renderer_example_draws_call_and_result(tmp_path: Path) -> None:
+    import random
+
+    script = [[tool_call("roll_dice", {"count": 2, "sides": 6})], [text("rolled")]]
+    app, _, _ = extension_app(tmp_path, [EXAMPLES / "custom_tool_renderer.py"], script)
+    random.seed(7)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_for(pilot, lambda: app.session is not None and app.ext.binding is not None)
+        await pilot.press(*"roll", "enter")
+        await wait_for(pilot, lambda: "rolled" in transcript_text(app).split() and not app.is_working)
+        await pilot.pause(0.1)
+        shown = transcript_text(app)
+        assert "roll 2d6" in shown and "total" in shown
+        assert "2 dice, 6 sides" not in shown
+        app.run_action_id("app.tools.expand")  # render_result sees options.expanded
+        await pilot.pause(0.1)
+        assert "2 dice, 6 sides" in transcript_text(app)

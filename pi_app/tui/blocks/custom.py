@@ -36,6 +36,12 @@ class MessageRenderOptions:
     expanded: bool = False
     output_pad: int = 1
 
+    def __getitem__(self, key: str) -> Any:
+        return getattr(self, key)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return getattr(self, key, default)
+
 
 def custom_text(message: Any) -> str:
     content = getattr(message, "content", "")

@@ -297,6 +297,20 @@ def _kb(value: Any) -> str:
 # -- custom renderers (extension tools) ----------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class RenderResultOptions:
+    """``render_result``'s options (40 §2.4): ``options.expanded`` or ``options["expanded"]``."""
+
+    expanded: bool = False
+    is_partial: bool = False
+
+    def __getitem__(self, key: str) -> Any:
+        return getattr(self, key)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return getattr(self, key, default)
+
+
 def _custom(view: ToolView, which: str, width: int, theme: BlockTheme) -> list[Strip] | None:
     renderer = view.render_call if which == "call" else view.render_result
     if renderer is None:
@@ -305,7 +319,7 @@ def _custom(view: ToolView, which: str, width: int, theme: BlockTheme) -> list[S
         if which == "call":
             renderable = renderer(view.args, theme)
         else:
-            options = {"expanded": view.expanded, "is_partial": not view.done}
+            options = RenderResultOptions(view.expanded, not view.done)
             renderable = renderer(view.result, options, theme)
     except Exception:
         if which not in view.warned:  # logged once per renderer, not per frame (R-EXT-15)
