@@ -211,7 +211,7 @@ async def load_resources(
         agent_dir=agent_dir,
         settings=settings,
         model_registry=registry,
-        mode="rpc" if options.mode == "rpc" else ("json" if options.mode == "json" else "print"),
+        mode=_mode_name(options),  # what project_trust handlers see as ctx.mode
         additional_skill_paths=options.skills,
         additional_prompt_template_paths=options.prompt_templates,
         additional_theme_paths=options.themes,
