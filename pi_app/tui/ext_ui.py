@@ -244,12 +244,14 @@ class TuiExtensionUI:
         return self._app.themes.current
 
     def get_all_themes(self) -> list[dict[str, Any]]:
-        themes = self._app.themes
-        out = []
-        for name in themes.names():
-            path = themes.source_path(name) if hasattr(themes, "source_path") else None
-            out.append({"name": name, "path": str(path) if path is not None else None})
-        return out
+        """``[{name, path}]``; built-in themes have no path."""
+        from pi_app.coding.resources.themes import BUILTIN_THEME_NAMES
+
+        specs = self._app.themes.specs
+        return [
+            {"name": name, "path": None if name in BUILTIN_THEME_NAMES else specs[name].file_path}
+            for name in list(specs)
+        ]
 
     def get_theme(self, name: str) -> Any:
         try:

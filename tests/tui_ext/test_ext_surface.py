@@ -27,7 +27,12 @@ def setup(pi):
 
         def below(app, theme):
             from textual.widgets import Static
-            return Static("below the editor", id="below-widget")
+
+            class Below(Static):
+                def dispose(self):
+                    state["disposed"] = True
+
+            return Below("below the editor", id="below-widget")
 
         ctx.ui.set_widget("hint", below, placement="belowEditor")
 
@@ -43,13 +48,14 @@ def setup(pi):
         ctx.ui.notify("careful", "warning")
         ctx.ui.notify("broken", "error")
         state["theme"] = ctx.ui.theme.name
-        state["themes"] = [t["name"] for t in ctx.ui.get_all_themes()]
+        state["themes"] = ctx.ui.get_all_themes()
 
     async def edit(args, ctx):
         if args == "replace":
             ctx.ui.set_widget("todo", ["replaced"])
         elif args == "clear":
             ctx.ui.set_widget("todo", None)
+            ctx.ui.set_widget("hint", None, placement="belowEditor")
             ctx.ui.set_status("a-count", None)
             ctx.ui.set_footer(None)
             ctx.ui.set_header(None)
@@ -118,7 +124,8 @@ async def test_statuses_widgets_footer_header_and_notifications(tmp_path: Path) 
         assert "Warning: careful" in text and "Error: broken" in text
         assert app.title == "pi with extensions"
         state = module_for(path).STATE
-        assert state["theme"] == app.themes.current.name and "light" in state["themes"]
+        assert state["theme"] == app.themes.current.name
+        assert {"name": "light", "path": None} in state["themes"]
 
         await _run(pilot, app, "/edit replace")
         await pilot.pause(0.05)
@@ -131,6 +138,7 @@ async def test_statuses_widgets_footer_header_and_notifications(tmp_path: Path) 
         assert app.footer.display and not screen.query("#custom-footer")
         assert "pi v" in transcript_text(app) and "MY HEADER" not in transcript_text(app)
         assert "mode: plan" in str(app.footer.render())
+        assert not screen.query("#below-widget") and module_for(path).STATE["disposed"]  # R-UI-04
 
 
 async def test_editor_text_tools_expansion_and_theme(tmp_path: Path) -> None:
