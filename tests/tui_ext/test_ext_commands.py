@@ -249,9 +249,10 @@ def setup(pi):
 
 
 async def test_builtin_tool_override_warns_once_and_runs_the_extension(tmp_path: Path) -> None:
-    """Scenario 22 in the app: one override warning; the model gets the extension's result."""
+    """Scenario 22 in the app: one override warning; the model gets the extension's result; the
+    transcript draws the call with the built-in read renderers (the override brings none)."""
     path = write_extension(tmp_path / "ext" / "override.py", OVERRIDE)
-    script = [[tool_call("read", {"path": "x.txt"})], [text("ok")]]
+    script = [[tool_call("read", {"path": "notes.txt"})], [text("ok")]]
     app, _, _ = extension_app(tmp_path, [path], script)
     async with app.run_test(size=(160, 30)) as pilot:
         await _ready(pilot, app)
@@ -261,6 +262,9 @@ async def test_builtin_tool_override_warns_once_and_runs_the_extension(tmp_path:
         assert text_now.count('Extension tool "read" from') == 1 and "replaces the built-in tool" in text_now
         results = [m for m in app.session.messages if getattr(m, "role", "") == "toolResult"]
         assert results[0].content[0].text == "read by the extension"
+        tool = next(iter(app.transcript.tools.values()))
+        assert tool.definition is app.session.extension_runner.tools.builtins["read"]  # its renderers
+        assert "read notes.txt" in text_now and "read by the extension" in text_now
 
 
 async def test_builtin_model_command_wins_over_an_extension_model_command(tmp_path: Path) -> None:
@@ -279,19 +283,3 @@ async def test_builtin_model_command_wins_over_an_extension_model_command(tmp_pa
         assert "deploying to" not in transcript_text(app)
         await pilot.press("escape")
         await wait_for(pilot, lambda: not app.editor_slot.is_replaced)
-
-
-async def test_override_without_renderers_is_drawn_like_the_builtin(tmp_path: Path) -> None:
-    """Scenario 22's drawing half: the read override shows the built-in read header."""
-    path = write_extension(tmp_path / "ext" / "override.py", OVERRIDE)
-    script = [[tool_call("read", {"path": "notes.txt"})], [text("ok")]]
-    app, _, _ = extension_app(tmp_path, [path], script)
-    async with app.run_test(size=(160, 30)) as pilot:
-        await _ready(pilot, app)
-        await pilot.press(*"read it", "enter")
-        await wait_for(pilot, lambda: "ok" in transcript_text(app).split() and not app.is_working)
-        await pilot.pause(0.1)
-        tool = next(iter(app.transcript.tools.values()))
-        assert tool.definition is app.session.extension_runner.tools.builtins["read"]  # its renderers
-        assert "read notes.txt" in transcript_text(app)
-        assert "read by the extension" in transcript_text(app)
