@@ -734,6 +734,8 @@ class PiApp(App[int], inherit_bindings=False):
         self._register_theme(theme)
         self.transcript.set_render_theme(theme)
         self.transcript.invalidate_all()
+        self.pending.theme = theme
+        self.pending.repaint()
         for editor in self.main_screen.query(PromptEditor) if self.main_screen else []:
             editor.set_theme(theme)
         self.footer.set_theme_styles({name: theme.fg[name] for name in ("dim", "warning", "error")})
@@ -846,9 +848,11 @@ class PiApp(App[int], inherit_bindings=False):
             editor.set_text(text)
             self.show_status("Still starting up…")
             return
-        if text.startswith("!") and text.lstrip("!").strip():
-            from pi_app.tui.user_bash import run_user_bash
+        from pi_app.tui.user_bash import flush_pending_bash, run_user_bash
 
+        if text.startswith("!") and text.lstrip("!").strip():
+            if not self.is_working:
+                flush_pending_bash(self)
             run_user_bash(self, text)
             return
         if self._compacting is not None:
@@ -862,6 +866,7 @@ class PiApp(App[int], inherit_bindings=False):
         if self._working or self.session.is_streaming:
             self.send_prompt(text, "followUp" if follow_up else "steer")
             return
+        flush_pending_bash(self)
         self.send_prompt(text, None)
 
     def send_prompt(self, text: str, behavior: str | None, images: Any = None) -> None:

@@ -6,12 +6,17 @@ idle (R-TUI-05). The spinner stops when the app is built with ``animate=False`` 
 tests), which keeps every frame deterministic.
 
 ``PendingArea`` lists the queued steering and follow-up messages, one dim line each, then a hint
-naming the dequeue key (R-INT-04); it collapses to zero height when nothing is queued.
+naming the dequeue key (R-INT-04), then the user ``!`` commands started while the agent streams
+(R-INT-03; they move into the transcript on the next submit); it collapses to zero height when
+nothing is pending.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 from rich.text import Text
+from textual.strip import Strip
 from textual.widgets import Static
 
 from pi_app.tui.editor.segments import truncate_cells
@@ -81,26 +86,60 @@ class PendingArea(Static):
         self.steering: list[str] = []
         self.follow_up: list[str] = []
         self.dequeue_hint = "alt+up"
+        self.bash_blocks: list[Any] = []
+        """``UserBashBlock``s waiting for the next submit."""
+        self.theme: Any = None
+        """The pi render theme the bash blocks are drawn with (set by the app)."""
 
     def set_queues(self, steering: list[str], follow_up: list[str]) -> None:
         self.steering, self.follow_up = list(steering), list(follow_up)
         self._paint()
 
+    def add_bash_block(self, block: Any) -> None:
+        self.bash_blocks.append(block)
+        self._paint()
+
+    def take_bash_blocks(self) -> list[Any]:
+        blocks, self.bash_blocks = self.bash_blocks, []
+        self._paint()
+        return blocks
+
+    def repaint(self) -> None:
+        self._paint()
+
     def _paint(self) -> None:
-        if not self.steering and not self.follow_up:
+        if not self.steering and not self.follow_up and not self.bash_blocks:
             self.add_class("-empty")
             self.update("")
             return
         self.remove_class("-empty")
         width = max(10, (self.size.width or 80) - 2)
-        lines = [f"Steering: {_one_line(text)}" for text in self.steering]
-        lines += [f"Follow-up: {_one_line(text)}" for text in self.follow_up]
-        lines = [truncate_cells(line, width) for line in lines]
-        lines.append(f"↳ {self.dequeue_hint} to edit all queued messages")
-        self.update(Text("\n".join(lines)))
+        out = Text()
+        if self.steering or self.follow_up:
+            lines = [f"Steering: {_one_line(text)}" for text in self.steering]
+            lines += [f"Follow-up: {_one_line(text)}" for text in self.follow_up]
+            lines = [truncate_cells(line, width) for line in lines]
+            lines.append(f"↳ {self.dequeue_hint} to edit all queued messages")
+            out.append("\n".join(lines))
+        if self.theme is not None:
+            for block in self.bash_blocks:
+                if out:
+                    out.append("\n")
+                out.append_text(_strips_text(block.render(width, self.theme)))
+        self.update(out)
 
     def on_resize(self) -> None:
         self._paint()
+
+
+def _strips_text(strips: list[Strip]) -> Text:
+    text = Text()
+    for index, strip in enumerate(strips):
+        if index:
+            text.append("\n")
+        for segment in strip:
+            text.append(segment.text, segment.style)
+    return text
 
 
 def _one_line(text: str) -> str:

@@ -2,8 +2,9 @@
 
 R-INT-03: the command runs on the agent loop through ``AgentSession.execute_bash``, which records
 the result as a ``bashExecution`` message for the next prompt (held back while the agent streams);
-the output streams into a ``UserBashBlock`` at the end of the transcript. Only one user command
-runs at a time; Escape cancels it.
+the output streams into a ``UserBashBlock`` at the end of the transcript, or, when the agent is
+streaming, in the pending area until the next submit moves it into the transcript (as pi). Only
+one user command runs at a time; Escape cancels it.
 """
 
 from __future__ import annotations
@@ -33,18 +34,28 @@ class UserBashRun:
         """Called on the agent loop: hop to the UI thread."""
         self.app.call_from_thread(self._append, text)
 
+    def _refresh(self, *, immediate: bool = False) -> None:
+        if self.block in self.app.pending.bash_blocks:
+            self.app.pending.repaint()
+        else:
+            self.app.transcript.refresh_block(self.block, immediate=immediate)
+
     def _append(self, text: str) -> None:
         self.block.append(text)
-        self.app.transcript.refresh_block(self.block)
+        self._refresh()
 
     async def run(self) -> None:
         app = self.app
-        app.transcript.append_block(self.block)
+        if app.is_working:
+            app.pending.theme = app.transcript.render_theme
+            app.pending.add_bash_block(self.block)
+        else:
+            app.transcript.append_block(self.block)
         try:
             result = await app.bridge.request(self._execute)
         except Exception as exc:
             self.block.finish(exit_code=None, cancelled=False)
-            app.transcript.refresh_block(self.block, immediate=True)
+            self._refresh(immediate=True)
             app.show_error(str(exc) or type(exc).__name__)
         else:
             self.block.finish(
@@ -54,7 +65,7 @@ class UserBashRun:
                 truncated=result.truncated,
                 full_output_path=result.full_output_path,
             )
-            app.transcript.refresh_block(self.block, immediate=True)
+            self._refresh(immediate=True)
         finally:
             self.running = False
 
@@ -62,6 +73,12 @@ class UserBashRun:
         return await session.execute_bash(
             self.command, exclude_from_context=self.exclude, on_chunk=self._chunk
         )
+
+
+def flush_pending_bash(app: Any) -> None:
+    """Move the ``!`` blocks started while the agent streamed into the transcript (next submit)."""
+    for block in app.pending.take_bash_blocks():
+        app.transcript.append_block(block)
 
 
 def run_user_bash(app: Any, text: str) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pi_app.ai.testing import delay, text
+from pi_app.ai.testing import delay, hang, text
 from pi_app.ai.types import AssistantMessage, TextContent, Usage, UserMessage
 from pi_app.tui.app import PiApp
 from pi_app.tui.blocks import AssistantBlock, UserBlock
@@ -111,3 +111,28 @@ async def test_messages_from_the_command_line_are_sent_one_after_another(tmp_pat
         assert [b.text for b in app.transcript.blocks_of(UserBlock)] == ["first message", "second message"]
         assert len(provider.calls) == 2
         assert len(provider.calls[1].context.messages) == 3  # the second saw the first answer
+
+
+async def test_a_bang_command_during_a_turn_waits_in_the_pending_area(tmp_path: Path) -> None:
+    from pi_app.tui.blocks.user_bash import UserBashBlock
+
+    app, provider = make_app(tmp_path, [[text("Busy", chunks=2), hang()], [text("Saw it.")]])
+    async with app.run_test(size=(90, 40)) as pilot:
+        await started(pilot, app)
+        await pilot.press(*"work", "enter")
+        await wait_for(pilot, lambda: app.is_working and "Busy" in notes(app))
+        await pilot.press(*"!echo side-$((3*3))", "enter")
+        await wait_for(pilot, lambda: app.user_bash is not None and not app.user_bash.running)
+        await pilot.pause()
+        pending = str(app.pending.render())
+        lines = [line.strip() for line in pending.splitlines()]
+        assert "$ echo side-$((3*3))" in lines and "side-9" in lines
+        assert not app.transcript.blocks_of(UserBashBlock)  # not in the transcript yet
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not app.is_working)
+        await pilot.press(*"and now", "enter")
+        await wait_for(pilot, lambda: "Saw it." in notes(app) and not app.is_working)
+        assert str(app.pending.render()) == ""
+        kinds = [b.kind for b in app.transcript.blocks if b.kind in ("user-bash", "user")]
+        assert kinds == ["user", "user-bash", "user"]
+        assert "side-9" in str(provider.calls[-1].context.messages)
