@@ -134,13 +134,13 @@ class PtyTerminal:
             if delay:
                 time.sleep(delay)
 
-    def wait_for(self, condition: Callable[[], bool], timeout: float = 15.0) -> None:
+    def wait_for(self, condition: Callable[[], bool], timeout: float = 15.0, interval: float = 0.02) -> None:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             with self._lock:
                 if condition():
                     return
-            time.sleep(0.02)
+            time.sleep(interval)
         raise AssertionError(f"timed out; screen was:\n{self.text()}")
 
     def settle(self, quiet: float = 0.3, timeout: float = 10.0) -> None:
