@@ -32,6 +32,7 @@ from textual import on
 from textual.app import App, ComposeResult
 from textual.containers import Vertical
 from textual.screen import Screen
+from textual.timer import Timer
 
 from pi_app.coding.launch import LaunchOptions
 from pi_app.tui.blocks.startup import HeaderContent, StartupHeaderBlock
@@ -48,7 +49,7 @@ from pi_app.tui.session_bridge import SessionBridge, SessionCallFailed, SessionE
 from pi_app.tui.status import PendingArea, StatusLine
 from pi_app.tui.terminal import TerminalSetup
 from pi_app.tui.themes import PiTheme, ThemeManager, discover_user_themes, textual_theme, theme_variables
-from pi_app.tui.transcript import Transcript
+from pi_app.tui.transcript import FRAME_INTERVAL, Transcript
 
 DOUBLE_PRESS_S = 0.5
 THINKING_BORDER_TOKENS = {
@@ -124,7 +125,7 @@ class PiApp(App[int], inherit_bindings=False):
         self.bridge = SessionBridge(self.post_message, self._factory)
         self.session: Any = None
         self.settings: Any = None
-        self.commands: CommandRegistry = builtin_registry()
+        self._commands: CommandRegistry | None = None
         self.autocomplete = PiAutocomplete(self.cwd, self._command_infos)
         self._initial_messages_sent = False
         self._working = False
@@ -135,6 +136,7 @@ class PiApp(App[int], inherit_bindings=False):
         self._shutting_down = False
         self.header_notices: list[str] = []
         """One-line notices under the start-up header (the condensed changelog)."""
+        self._footer_timer: Timer | None = None
         self.local_queue: list[tuple[str, str]] = []
         """Messages typed while compacting: (text, "steer" | "followUp")."""
         self.tools_expanded = False
@@ -150,13 +152,21 @@ class PiApp(App[int], inherit_bindings=False):
         """Extension shortcuts: key id -> (description, handler); see ``ext_host``."""
         self.ext = AppExtensions(self)
         """The extensions' UI context, dialogs, widgets, commands and shortcuts (``ext_host``)."""
-        from pi_app.tui.selectors.models import model_argument_completions
-
-        model_command = self.commands.find("model")
-        if model_command is not None:
-            model_command.get_argument_completions = model_argument_completions(self)
         self._theme_watcher: Any = None
         self._git_watcher: Any = None
+
+    @property
+    def commands(self) -> CommandRegistry:
+        """The slash commands, built on first use: their selector modules import the session layer,
+        which would delay the first frame (``start_session`` builds them right after it)."""
+        if self._commands is None:
+            from pi_app.tui.selectors.models import model_argument_completions
+
+            self._commands = builtin_registry()
+            model_command = self._commands.find("model")
+            if model_command is not None:
+                model_command.get_argument_completions = model_argument_completions(self)
+        return self._commands
 
     # -- construction helpers -------------------------------------------------------------------
 
@@ -366,8 +376,22 @@ class PiApp(App[int], inherit_bindings=False):
         self.transcript.expand_hint = self.hint("app.tools.expand")
         for warning in self.startup_warnings + self.themes.diagnostics:
             self.show_warning(warning)
-        self.run_worker(self.bridge.run, thread=True, group="agent", exit_on_error=False, name="agent")
+        # the first frame goes out before the agent thread starts importing and building the
+        # session (it would share the interpreter with the paint); the commands come next
+        self.call_after_refresh(self._start_agent_thread)
         self._watch_git_head()
+
+    def _start_agent_thread(self) -> None:
+        self.run_worker(self.bridge.run, thread=True, group="agent", exit_on_error=False, name="agent")
+        self.call_later(self._warm_up)
+
+    def _warm_up(self) -> None:
+        """Load what the first frame could do without (the markdown parser, pygments, the slash
+        commands) right after it, before the first answer or ``/`` needs them."""
+        from pi_app.tui.blocks.markdown import render_markdown
+
+        render_markdown("*warm* `up`\n\n```python\nx = 1\n```", 40, self.transcript.render_theme)
+        self.commands  # noqa: B018
 
     def _watch_git_head(self) -> None:
         from pi_app.tui.footer import git_head_file
@@ -537,7 +561,17 @@ class PiApp(App[int], inherit_bindings=False):
             return
 
         handle_session_event(self, message.event)
-        self.refresh_footer(usage=message.event.type != "message_update")
+        if message.event.type != "message_update":
+            self.refresh_footer()
+        elif self._footer_timer is None:
+            # a streamed delta: the context figure follows once per frame, like the transcript
+            # (R-TUI-05); per delta it cost more than the transcript itself
+            self._footer_timer = self.set_timer(FRAME_INTERVAL, self._refresh_footer_after_delta)
+
+    def _refresh_footer_after_delta(self) -> None:
+        self._footer_timer = None
+        if self.has_screen:
+            self.refresh_footer(usage=False)
 
     def set_working(self, working: bool) -> None:
         self._working = working

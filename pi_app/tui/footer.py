@@ -203,6 +203,7 @@ class Footer(Static):
         super().__init__("", **kwargs)
         self.state = FooterState(cwd=cwd, branch=git_branch(cwd))
         self.styles_map: dict[str, Style] = {}
+        self._shown: Text | None = None
 
     def on_mount(self) -> None:
         self.repaint()
@@ -215,7 +216,9 @@ class Footer(Static):
         width = self.size.width or 80
         lines = footer_lines(self.state, width, self.styles_map)
         text = Text("\n").join(lines)
-        self.update(text)
+        if text != self._shown:  # most refreshes change nothing (an update costs a layout)
+            self._shown = text
+            self.update(text)
 
     def on_resize(self) -> None:
         self.repaint()
