@@ -15,7 +15,7 @@ How it stays cheap however long the conversation gets:
   re-renders only its unstable markdown tail (R-TR-02, R-TR-09).
 * Follow mode (R-TR-03): the view follows the tail while it is at the bottom; a user scroll away
   from the bottom stops following and updates never move the viewport; returning to the bottom
-  (``scroll_bottom``) follows again. A resize keeps the same part of the top block at the top.
+  (``scroll_bottom``) or sending a message (``add_user``) follows again. A resize keeps the same part of the top block at the top.
 * Mouse selection (R-TR-11): rows carry Textual's selection offsets; ``get_selection`` renders
   only the blocks under the selection.
 
@@ -479,7 +479,9 @@ class Transcript(ScrollView, can_focus=False):
         return block
 
     def add_user(self, text: str, images: Sequence[Any] = ()) -> UserBlock:
+        """A user message; the view returns to the tail and follows (the user just sent it)."""
         block = UserBlock(text, [self._image_part(image) for image in images])
+        self._follow = True
         self.append_block(block)
         return block
 

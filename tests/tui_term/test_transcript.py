@@ -94,6 +94,27 @@ async def test_follow_mode_stops_when_scrolled_up_and_resumes_at_bottom() -> Non
         assert transcript.scroll_offset.y == transcript.max_scroll_y
 
 
+async def test_a_new_prompt_brings_a_scrolled_up_view_back_to_the_tail() -> None:
+    """Submitting while reading older messages shows the prompt and then follows its answer."""
+    app = TranscriptApp()
+    async with app.run_test(size=(80, 20)) as pilot:
+        transcript = app.transcript
+        fill(transcript, 60)
+        await pilot.pause()
+        transcript.scroll_top()
+        await pilot.pause()
+        assert not transcript.following
+        transcript.add_user("and now?")
+        await pilot.pause()
+        assert transcript.following and transcript.scroll_offset.y == transcript.max_scroll_y
+        message = AssistantMessage(content=[TextContent(text="")])
+        transcript.start_assistant(message)
+        message.content[0].text = "answer\n\n" * 30
+        transcript.update_assistant(message)
+        await pilot.pause(0.05)
+        assert transcript.scroll_offset.y == transcript.max_scroll_y > 0
+
+
 async def test_resize_rewraps_only_visible_blocks_and_never_overflows() -> None:
     """R-TUI-07 / spec scenario 27: 120 -> 50 columns."""
     app = TranscriptApp()
