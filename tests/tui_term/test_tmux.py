@@ -177,9 +177,13 @@ def test_a_new_user_session_in_tmux(pi_in_tmux) -> None:  # type: ignore[no-unty
     assert "\x1b[>4;2m" in raw  # pi asked tmux for extended keys ...
     assert modes_left_on(raw) == []  # ... and switched everything off again
     tmux.send_keys("C-l")
+    tmux.wait_for(lambda s: s.strip() == PROMPT.strip())
     tmux.type("cat -v")
     tmux.send_keys("Enter")
     tmux.type("a")
     tmux.send_keys("S-Enter", "Enter", "C-d")  # tmux no longer sends Shift+Enter as an escape code
-    screen = tmux.wait_for(lambda s: s.count(PROMPT.strip()) >= 2)
-    assert "27;2;13" not in screen and "^[" not in screen
+    tmux.type("echo cat-done")
+    tmux.send_keys("Enter")
+    screen = tmux.wait_for(lambda s: "\ncat-done" in s)
+    typed = screen.split("cat -v\n", 1)[1].split(PROMPT.strip(), 1)[0]
+    assert typed.startswith("a") and "^[" not in typed and "27;2;13" not in typed, screen
