@@ -28,15 +28,26 @@ class AssistantBlock(Block):
         self.error_text: str | None = None
         self.hide_thinking = hide_thinking
         self._sources: dict[int, MarkdownSource] = {}
+        self._stale = False
         if message is not None:
             self.set_message(message)
 
     # -- content --------------------------------------------------------------------------------
 
     def set_message(self, message: Any) -> None:
-        """Take the (possibly partial) message; only parts whose text grew will re-render."""
+        """Take the (possibly partial) message; only parts whose text grew will re-render.
+
+        Called for every streamed delta, so it only stores the message: the markdown sources
+        take the new text when the block is next measured or painted (once per frame)."""
         self.message = message
-        for index, part in enumerate(getattr(message, "content", None) or []):
+        self._stale = True
+        self.changed()
+
+    def _sync(self) -> None:
+        if not self._stale:
+            return
+        self._stale = False
+        for index, part in enumerate(getattr(self.message, "content", None) or []):
             text = _part_text(part)
             if text is None:
                 continue
@@ -44,7 +55,6 @@ class AssistantBlock(Block):
             if source is None:
                 source = self._sources[index] = MarkdownSource()
             source.set_text(text)
-        self.changed()
 
     def finish(self, message: Any) -> None:
         """The final message: adds the abort/error line when the turn did not end normally."""
@@ -67,12 +77,15 @@ class AssistantBlock(Block):
 
     @property
     def chunk_renders(self) -> int:
+        self._sync()
         return sum(source.chunk_renders for source in self._sources.values())
 
     # -- rendering ------------------------------------------------------------------------------
 
     def build(self, width: int, theme: BlockTheme) -> list[Strip]:
-        outer, width = width, max(1, width - 2)  # one column of margin on each side
+        self._sync()
+        margin = 1 if width > 2 else 0  # one column of margin on each side
+        width = max(1, width - 2)
         parts: list[list[Strip]] = []
         content = getattr(self.message, "content", None) or []
         thinking_style = fg(theme, "thinkingText") + Style(italic=True)
@@ -82,25 +95,32 @@ class AssistantBlock(Block):
                 continue  # empty or whitespace-only parts are skipped
             if isinstance(part, ThinkingContent):
                 if self.hide_thinking:
-                    parts.append(render_rich(Text("Thinking...", style=thinking_style), width))
+                    parts.append(
+                        _indent(render_rich(Text("Thinking...", style=thinking_style), width), margin)
+                    )
                 else:
-                    parts.append(source.render(width, theme, thinking_style))
+                    parts.append(source.render(width, theme, thinking_style, margin))
             else:
-                parts.append(source.render(width, theme))
+                parts.append(source.render(width, theme, margin=margin))
         if self.error_text:
-            parts.append(render_rich(Text(self.error_text, style=fg(theme, "error")), width))
+            parts.append(_indent(render_rich(Text(self.error_text, style=fg(theme, "error")), width), margin))
         strips: list[Strip] = []
         for part in parts:
             if part:
                 strips.append(Strip.blank(0))
-                strips.extend(indent(part) if outer > 2 else part)
+                strips.extend(part)
         return strips
 
     def estimate_height(self, width: int) -> int:
+        self._sync()
         total = 0
         for source in self._sources.values():
             total += 1 + estimate_text_height(source.text, width)
         return max(1, total + (2 if self.error_text else 0))
+
+
+def _indent(strips: list[Strip], margin: int) -> list[Strip]:
+    return indent(strips, margin) if margin else strips
 
 
 def _part_text(part: Any) -> str | None:

@@ -23,6 +23,7 @@ from collections.abc import Callable
 from rich.style import Style
 from textual.strip import Strip
 
+from pi_app.tui.blocks.base import indent
 from pi_app.tui.blocks.theme import BlockTheme
 
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
@@ -47,7 +48,7 @@ class MarkdownSource:
         self._scan = 0  # start of the first line not scanned yet
         self._fence: str | None = None  # the open fence marker ("```", "~~~~", ...)
         self._blank_before = False
-        self._chunk_cache: dict[int, tuple[tuple[int, int], list[Strip]]] = {}
+        self._chunk_cache: dict[int, tuple[tuple[object, ...], list[Strip]]] = {}
         self.chunk_renders = 0
         """How many chunk or tail renders ran (tests of R-TR-09 read it)."""
 
@@ -55,7 +56,8 @@ class MarkdownSource:
 
     def set_text(self, text: str) -> None:
         """Replace the text; appending keeps every stable chunk, anything else starts over."""
-        text = text.replace("\r\n", "\n").replace("\r", "\n")
+        if "\r" in text:
+            text = text.replace("\r\n", "\n").replace("\r", "\n")
         if text == self.text:
             return
         if not text.startswith(self.text[: self._boundaries[-1]]) or len(text) < self._boundaries[-1]:
@@ -98,24 +100,26 @@ class MarkdownSource:
 
     # -- rendering ------------------------------------------------------------------------------
 
-    def render(self, width: int, theme: BlockTheme, style: Style | None = None) -> list[Strip]:
-        key = (width, theme.version)
+    def render(
+        self, width: int, theme: BlockTheme, style: Style | None = None, margin: int = 0
+    ) -> list[Strip]:
+        """The strips at ``width``, each shifted right by ``margin`` blank cells (the caller's
+        indent, cached with the chunks so a repaint of a long reply only re-renders its tail)."""
+        key = (width, theme.version, style, margin)
         parts: list[list[Strip]] = []
         bounds = self._boundaries
         for i in range(len(bounds) - 1):
             cached = self._chunk_cache.get(i)
             if cached is None or cached[0] != key:
                 self.chunk_renders += 1
-                cached = (key, self._render(self.text[bounds[i] : bounds[i + 1]], width, theme))
-                if style is not None:
-                    cached = (key, [strip.apply_style(style) for strip in cached[1]])
+                chunk = self.text[bounds[i] : bounds[i + 1]]
+                cached = (key, self._render_part(chunk, width, theme, style, margin))
                 self._chunk_cache[i] = cached
             parts.append(cached[1])
         tail = self.text[bounds[-1] :]
         if tail.strip():
             self.chunk_renders += 1
-            rendered = self._render(tail, width, theme)
-            parts.append([strip.apply_style(style) for strip in rendered] if style else rendered)
+            parts.append(self._render_part(tail, width, theme, style, margin))
         strips: list[Strip] = []
         for part in parts:
             if not part:
@@ -124,3 +128,11 @@ class MarkdownSource:
                 strips.append(Strip.blank(0))
             strips.extend(part)
         return strips
+
+    def _render_part(
+        self, text: str, width: int, theme: BlockTheme, style: Style | None, margin: int
+    ) -> list[Strip]:
+        strips = self._render(text, width, theme)
+        if style is not None:
+            strips = [strip.apply_style(style) for strip in strips]
+        return indent(strips, margin) if margin else strips
