@@ -93,7 +93,16 @@ class SessionBridge:
         self.created = created
         self.session = created.session
         self.session.subscribe(lambda event: self._post(SessionEvent(event)))
+        self._warm_up()
         self._post(SessionReady(created))
+
+    @staticmethod
+    def _warm_up() -> None:
+        """The footer's context estimates need the tokenizer, whose first load takes a few hundred
+        milliseconds: load it here, on the agent thread, not on the UI thread at the first reply."""
+        from pi_app.coding.compaction.estimate import using_tiktoken
+
+        using_tiktoken()
 
     # -- calls from the UI thread -----------------------------------------------------------------
 
