@@ -173,6 +173,7 @@ async def _reload(app: Any, args: str) -> None:
     app.reload_themes()
     app.apply_keybindings()
     app.rebuild_transcript()
+    app.ext.show_load_problems()  # after the rebuild, so the lines stay (a broken extension file)
     app.show_status("Reloaded keybindings, extensions, skills, prompts, themes")
 
 

@@ -211,11 +211,11 @@ class AppExtensions:
         self.refresh_shortcuts()
 
     async def reload(self) -> None:
-        """``/reload`` of the extensions: old elements go, the new runtime starts (R-CMD-17)."""
+        """``/reload`` of the extensions: old elements go, the new runtime starts (R-CMD-17). The
+        caller lists the load problems (``show_load_problems``) once the transcript is rebuilt."""
         self.surface.reset()
         await self.app.bridge.request(lambda s: s.extension_runner.reload())
         self.check_generation()
-        self.show_load_problems()
 
     # -- commands --------------------------------------------------------------------------------
 

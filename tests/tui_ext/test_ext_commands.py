@@ -135,7 +135,7 @@ async def test_reload_reimports_edited_extension_code(tmp_path: Path) -> None:
     path = write_extension(tmp_path / "ext" / "versioned.py", VERSIONED.replace("VERSION", "v1"))
     script = [[tool_call("which", {})], [text("first")], [tool_call("which", {})], [text("second")]]
     app, provider, _ = extension_app(tmp_path, [path], script)
-    async with app.run_test(size=(100, 30)) as pilot:
+    async with app.run_test(size=(230, 30)) as pilot:
         await _ready(pilot, app)
         await wait_for(pilot, lambda: "version" in app.ext.surface.widgets)
         assert app.footer.state.statuses == {"version": "status v1"}
@@ -159,6 +159,13 @@ async def test_reload_reimports_edited_extension_code(tmp_path: Path) -> None:
         await wait_for(pilot, lambda: "second" in transcript_text(app) and not app.is_working)
         results = [m for m in app.session.messages if getattr(m, "role", "") == "toolResult"]
         assert [r.content[0].text for r in results] == ["v1", "v2"]
+
+        path.write_text(path.read_text() + "\ndef broken(:\n")  # a syntax error, then /reload
+        app.editor.set_text("/reload")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: "Reloaded" in transcript_text(app))
+        assert f"Extension error ({path}): Failed to load extension: SyntaxError" in transcript_text(app)
+        assert "v2" not in app.ext.surface.widgets and app.is_running
 
 
 def _failing(tmp_path: Path) -> list[Path]:
