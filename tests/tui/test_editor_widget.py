@@ -158,3 +158,15 @@ async def test_ime_anchor_follows_double_width_text(tmp_path: Path) -> None:
         await pilot.pause()
         region = app.editor.content_region
         assert app.cursor_position == Offset(region.x + 4, region.y + 1)
+
+
+async def test_enter_on_an_empty_completion_list_submits_the_text(tmp_path: Path) -> None:
+    app = make_app(tmp_path)
+    async with app.run_test(size=(80, 30)) as pilot:
+        await ready(pilot, app)
+        await pilot.press(*"/debug")  # a hidden command: the list says "No matching commands"
+        await wait_for(pilot, lambda: app.editor.autocomplete_open)
+        assert app.editor.suggestions is not None and not app.editor.suggestions.items
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: "Debug log written to" in "\n".join(app.transcript.plain_lines()))
+        assert app.editor.text == ""

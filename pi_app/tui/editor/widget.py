@@ -425,7 +425,7 @@ class PromptEditor(Widget, can_focus=True):
             self._accept(submit=False, via_tab=True)
             return True
         elif kb.matches(press, "tui.select.confirm"):
-            self._accept(submit=state.suggestions.kind == "command")
+            self._accept(submit=state.suggestions.kind == "command", submit_if_empty=True)
             return True
         else:
             return False
@@ -646,11 +646,13 @@ class PromptEditor(Widget, can_focus=True):
         self._list = _ListState(result, mode)
         self._invalidate()
 
-    def _accept(self, *, submit: bool, via_tab: bool = False) -> None:
+    def _accept(self, *, submit: bool, via_tab: bool = False, submit_if_empty: bool = False) -> None:
         state = self._list
         provider = self.autocomplete
         if state is None or provider is None or not state.suggestions.items:
             self.close_autocomplete()
+            if submit_if_empty:  # Enter on "No matching commands" sends the text as typed
+                self.submit()
             return
         item: AutocompleteItem = state.suggestions.items[state.suggestions.selected]
         buffer = self.buffer
