@@ -203,8 +203,8 @@ async def load_resources(
     Extensions (``-e`` paths, settings, packages, the auto directories; ``--no-extensions``) are
     imported here; ``attach_extensions`` binds them to the session.
     """
+    from pi_app.coding.paths import is_offline
     from pi_app.coding.resources.loader import ResourceLoader
-    from pi_app.coding.resources.packages import is_offline
 
     loader = ResourceLoader(
         cwd,

@@ -2,7 +2,8 @@
 
 ``<agentDir>`` is ``$PI_CODING_AGENT_DIR`` (a leading ``~`` or ``~/`` expanded), else ``~/.pi/agent``.
 Nothing here creates a file or folder: directories are made by the first write that needs them,
-so ``pi --help`` and ``pi --version`` leave no trace.
+so ``pi --help`` and ``pi --version`` leave no trace. ``is_offline`` says whether ``PI_OFFLINE``
+(or ``--offline``) keeps pi from fetching packages.
 """
 
 from __future__ import annotations
@@ -14,6 +15,10 @@ APP_NAME = "pi"
 CONFIG_DIR_NAME = ".pi"
 ENV_AGENT_DIR = "PI_CODING_AGENT_DIR"
 ENV_SESSION_DIR = "PI_CODING_AGENT_SESSION_DIR"
+
+
+def is_offline(flag: bool = False) -> bool:
+    return flag or os.environ.get("PI_OFFLINE", "").strip().lower() in ("1", "true", "yes")
 
 
 def expand_user(path: str) -> str:

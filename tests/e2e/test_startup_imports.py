@@ -2,7 +2,8 @@
 
 Speed itself is measured in ``benchmarks/startup.py``; this only pins the modules a plain print
 run must not import: the extension machinery when there are no extensions, the tools that are off
-by default, the summariser, and the Textual app.
+by default, the summariser, package resolution when no package is listed, the diff engine's
+``difflib`` (an edit is what needs it), and the Textual app.
 """
 
 from __future__ import annotations
@@ -26,6 +27,8 @@ NOT_NEEDED = (
     "pi_app.coding.compaction.summarize",
     "pi_app.coding.compaction.branch_summary",
     "pydantic_settings",
+    "pi_app.coding.resources.packages",
+    "difflib",
 )
 
 

@@ -33,7 +33,9 @@ ThinkingFormat = Literal["openai", "openrouter", "together", "deepseek", "zai", 
 
 
 class _Schema(BaseModel):
-    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid", strict=True)
+    model_config = ConfigDict(
+        alias_generator=to_camel, populate_by_name=True, extra="forbid", strict=True, defer_build=True
+    )
 
     def to_json_dict(self) -> dict[str, Any]:
         """The camelCase form with unset keys left out (what the file said)."""
@@ -50,7 +52,7 @@ class ThinkingLevelMapConfig(_Schema):
 
 
 class VercelGatewayRouting(BaseModel):
-    model_config = ConfigDict(extra="allow", strict=True)
+    model_config = ConfigDict(extra="allow", strict=True, defer_build=True)
     only: list[str] | None = None
     order: list[str] | None = None
 

@@ -22,6 +22,8 @@ Packages listed in settings that are missing are installed by ``reload()`` (R-PK
 start-up download D-32 allows; ``--offline``/``PI_OFFLINE`` skips them with a warning, and
 ``install_missing_packages=False`` (headless runs) turns the install into a warning naming
 ``pi install``.
+
+``packages`` is imported only when some scope lists a package: most start-ups have none.
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ import unicodedata
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pi_app.coding import paths
 from pi_app.coding.extensions.discovery import (
@@ -52,7 +54,6 @@ from pi_app.coding.resources.diagnostics import (
     error,
     warning,
 )
-from pi_app.coding.resources.packages import ResolvedPackage, package_resources, resolve_packages
 from pi_app.coding.resources.patterns import is_enabled, plain_entries, toggles_only
 from pi_app.coding.resources.prompt_templates import (
     PromptTemplate,
@@ -67,6 +68,9 @@ from pi_app.coding.resources.themes import (
     discover_theme_files,
     load_theme_file,
 )
+
+if TYPE_CHECKING:
+    from pi_app.coding.resources.packages import ResolvedPackage
 
 KINDS = ("extensions", "skills", "prompts", "themes")
 RESOURCE_TYPE = {"extensions": "extension", "skills": "skill", "prompts": "prompt", "themes": "theme"}
@@ -519,10 +523,17 @@ class ResourceLoader:
 
     def _resolve_packages(self, include_project: bool) -> list[ResolvedPackage]:
         cli_packages = [p for p in self.cli_paths["extensions"] if _looks_like_package_source(p)]
+        project_packages = self._array("project", "packages") if include_project else []
+        global_packages = self._array("global", "packages")
+        if not (cli_packages or project_packages or global_packages):
+            self._package_diagnostics = []
+            return []
+        from pi_app.coding.resources.packages import resolve_packages
+
         try:
             resolved = resolve_packages(
-                self._array("project", "packages") if include_project else [],
-                self._array("global", "packages"),
+                project_packages,
+                global_packages,
                 cwd=self.cwd,
                 agent_dir=self.agent_dir,
                 install_missing=self.install_missing_packages,
@@ -667,6 +678,8 @@ class ResourceLoader:
     ) -> list[Candidate]:
         if package.root is None:
             return []
+        from pi_app.coding.resources.packages import package_resources
+
         resources, problems = package_resources(package.root, kind, package.entry.filters)
         diagnostics.extend(problems)
         meta = PathMetadata(package.entry.source.raw, package.entry.scope, "package", str(package.root))

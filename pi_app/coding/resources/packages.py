@@ -30,6 +30,7 @@ from typing import Any, Literal
 
 from pi_app.coding import paths
 from pi_app.coding.extensions.discovery import discover_extensions_in_dir, is_js_path, read_manifest
+from pi_app.coding.paths import is_offline
 from pi_app.coding.resources.diagnostics import ResourceDiagnostic, error, warning
 from pi_app.coding.resources.patterns import glob_match, is_enabled
 from pi_app.coding.resources.prompt_templates import discover_template_files
@@ -40,10 +41,6 @@ KINDS = ("extensions", "skills", "prompts", "themes")
 NETWORK_TIMEOUT_S = 10.0
 Scope = Literal["user", "project", "temporary"]
 ProgressCallback = Callable[[dict[str, Any]], None]
-
-
-def is_offline(flag: bool = False) -> bool:
-    return flag or os.environ.get("PI_OFFLINE", "").strip().lower() in ("1", "true", "yes")
 
 
 # ---------------------------------------------------------------------------------------------

@@ -8,11 +8,13 @@ the fuzzy-normalised space (NFKC, trailing whitespace, quotes, dashes, special s
 is always judged in the normalised space. Fuzzy application rewrites only the lines a replacement
 touches, so every other line keeps its original bytes. Normalisation works line by line, which
 guarantees the original and the normalised text have the same number of lines.
+
+``difflib`` is imported where a diff or a closest-match hint is computed: every session imports this
+module (the ``edit`` tool's definition), few start-ups run an edit.
 """
 
 from __future__ import annotations
 
-import difflib
 import re
 import unicodedata
 from collections.abc import Sequence
@@ -128,6 +130,8 @@ def closest_match_hint(content: str, old_text: str) -> str:
     lines = content.split("\n")
     if not needle or len(lines) > _HINT_MAX_FILE_LINES:
         return ""
+    import difflib
+
     matcher = difflib.SequenceMatcher(autojunk=False)
     matcher.set_seq2(needle)
     best, best_ratio = -1, _HINT_MIN_SIMILARITY
@@ -279,6 +283,8 @@ Opcode = tuple[str, int, int, int, int]
 def _opcodes(a: list[str], b: list[str]) -> list[Opcode]:
     """``SequenceMatcher`` opcodes, computed only on the region between the common prefix and
     suffix (an edit of one line in a 400k-line file stays fast)."""
+    import difflib
+
     limit = min(len(a), len(b))
     prefix = 0
     while prefix < limit and a[prefix] == b[prefix]:
