@@ -36,11 +36,11 @@ from pi_app.ai.event_stream import AbortController
 from pi_app.ai.types import AssistantMessage, ImageContent, Model, TextContent, UserMessage, now_ms
 from pi_app.ai.util.overflow import is_context_overflow
 from pi_app.coding.compaction.estimate import (
+    CompactionSettings,
     calculate_context_tokens,
     estimate_context_tokens,
     should_compact,
 )
-from pi_app.coding.compaction.prepare import CompactionSettings, prepare_compaction
 from pi_app.coding.compaction.retry import backoff_delay_ms, is_retryable_error, sleep_abortable
 from pi_app.coding.messages import BashExecutionMessage, CustomMessage
 from pi_app.coding.session.format import CompactionEntry, MessageEntry
@@ -535,6 +535,8 @@ class AgentSession(SessionSwitchingMixin):
             tokens = calculate_context_tokens(message.usage)
         if not should_compact(tokens, model.context_window, settings):
             return False
+        from pi_app.coding.compaction.prepare import prepare_compaction  # only once compaction is due
+
         preparation = prepare_compaction(self.session_manager.get_branch(), settings)
         if preparation is None or preparation.is_empty:
             return False  # spec 30 §5.7: nothing to summarise, skip silently

@@ -2,7 +2,7 @@
 
 Speed itself is measured in ``benchmarks/startup.py``; this only pins the modules a plain print
 run must not import: the extension machinery when there are no extensions, the tools that are off
-by default, the summariser, package resolution when no package is listed, the diff engine's
+by default, the compaction planner and summariser (a turn only checks the estimate), package resolution when no package is listed, the diff engine's
 ``difflib`` (an edit is what needs it), and the Textual app.
 """
 
@@ -24,6 +24,8 @@ NOT_NEEDED = (
     "pi_app.coding.tools.grep",
     "pi_app.coding.tools.find",
     "pi_app.coding.tools.ls",
+    "pi_app.coding.compaction.prepare",
+    "pi_app.coding.compaction.cut",
     "pi_app.coding.compaction.summarize",
     "pi_app.coding.compaction.branch_summary",
     "pydantic_settings",

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     )
     from pi_app.coding.compaction.cut import CutPointResult, find_cut_point, find_turn_start_index
     from pi_app.coding.compaction.estimate import (
+        CompactionSettings,
         ContextUsageEstimate,
         calculate_context_tokens,
         estimate_context_tokens,
@@ -31,7 +32,7 @@ if TYPE_CHECKING:
         extract_file_ops,
         format_file_operations,
     )
-    from pi_app.coding.compaction.prepare import CompactionPreparation, CompactionSettings, prepare_compaction
+    from pi_app.coding.compaction.prepare import CompactionPreparation, prepare_compaction
     from pi_app.coding.compaction.retry import backoff_delay_ms, is_retryable_error
     from pi_app.coding.compaction.serialize import serialize_conversation
     from pi_app.coding.compaction.summarize import (
@@ -63,7 +64,7 @@ _LAZY_EXPORTS: dict[str, str] = {
     "extract_file_ops": "fileops",
     "format_file_operations": "fileops",
     "CompactionPreparation": "prepare",
-    "CompactionSettings": "prepare",
+    "CompactionSettings": "estimate",
     "prepare_compaction": "prepare",
     "backoff_delay_ms": "retry",
     "is_retryable_error": "retry",

@@ -126,5 +126,23 @@ def estimate_context_tokens(messages: list[Any]) -> ContextUsageEstimate:
     return ContextUsageEstimate(total, 0, total, None)
 
 
+@dataclass
+class CompactionSettings:
+    enabled: bool = True
+    reserve_tokens: int = 16384
+    keep_recent_tokens: int = 20000
+
+    @classmethod
+    def from_any(cls, value: Any) -> CompactionSettings:
+        """Accept this class, the settings module's pydantic section, or None."""
+        if value is None:
+            return cls()
+        return cls(
+            enabled=bool(getattr(value, "enabled", True)),
+            reserve_tokens=int(getattr(value, "reserve_tokens", 16384)),
+            keep_recent_tokens=int(getattr(value, "keep_recent_tokens", 20000)),
+        )
+
+
 def should_compact(context_tokens: int, context_window: int, settings: Any) -> bool:
     return bool(settings.enabled) and context_tokens > context_window - settings.reserve_tokens

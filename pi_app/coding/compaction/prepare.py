@@ -7,28 +7,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pi_app.coding.compaction.cut import find_cut_point
-from pi_app.coding.compaction.estimate import estimate_context_tokens
+from pi_app.coding.compaction.estimate import CompactionSettings, estimate_context_tokens
 from pi_app.coding.compaction.fileops import FileOperations, extract_file_ops
 from pi_app.coding.session.context import context_from_path, entry_to_message
 from pi_app.coding.session.format import CompactionEntry, SessionEntry
-
-
-@dataclass
-class CompactionSettings:
-    enabled: bool = True
-    reserve_tokens: int = 16384
-    keep_recent_tokens: int = 20000
-
-    @classmethod
-    def from_any(cls, value: Any) -> CompactionSettings:
-        """Accept this class, the settings module's pydantic section, or None."""
-        if value is None:
-            return cls()
-        return cls(
-            enabled=bool(getattr(value, "enabled", True)),
-            reserve_tokens=int(getattr(value, "reserve_tokens", 16384)),
-            keep_recent_tokens=int(getattr(value, "keep_recent_tokens", 20000)),
-        )
 
 
 @dataclass

@@ -16,7 +16,8 @@ from typing import Any
 
 from pi_app.ai.event_stream import AbortSignal
 from pi_app.ai.types import Model, Usage
-from pi_app.coding.compaction.prepare import CompactionPreparation, CompactionSettings, prepare_compaction
+from pi_app.coding.compaction.estimate import CompactionSettings
+from pi_app.coding.compaction.prepare import CompactionPreparation, prepare_compaction
 from pi_app.coding.compaction.summarize import (
     CompactionResult,
     SummarizationAborted,
