@@ -2,8 +2,9 @@
 
 Speed itself is measured in ``benchmarks/startup.py``; this only pins the modules a plain print
 run must not import: the extension machinery when there are no extensions, the tools that are off
-by default, the compaction planner and summariser (a turn only checks the estimate), package resolution when no package is listed, the diff engine's
-``difflib`` (an edit is what needs it), and the Textual app.
+by default, the compaction planner and summariser (a turn only checks the estimate), package
+resolution when no package is listed, the diff engine's ``difflib`` (an edit is what needs it),
+and the Textual app.
 """
 
 from __future__ import annotations
