@@ -560,6 +560,7 @@ class PiApp(App[int], inherit_bindings=False):
         if not self.has_screen:
             return
 
+        self.event_time = message.at
         handle_session_event(self, message.event)
         if message.event.type != "message_update":
             self.refresh_footer()

@@ -78,7 +78,7 @@ def _tool_start(app: Any, event: Any) -> None:
     tool = app.transcript.tool_started(event.tool_call_id, event.tool_name, event.args)
     if not tool.show_timing:
         tool.show_timing = True
-        tool.started_at = time.monotonic()
+        tool.started_at = _event_time(app)
     if tool.definition is None:
         tool.definition = app.tool_definition(event.tool_name)
 
@@ -116,9 +116,17 @@ def _tool_update(app: Any, event: Any) -> None:
 
 
 def _tool_end(app: Any, event: Any) -> None:
+    tool = app.transcript.tools.get(event.tool_call_id)
+    if tool is not None and not tool.done:
+        tool.finished_at = _event_time(app)  # set_result keeps a finish time it is given
     app.transcript.tool_updated(
         event.tool_call_id, event.tool_name, None, event.result, final=True, is_error=event.is_error
     )
+
+
+def _event_time(app: Any) -> float:
+    """When the event being handled happened on the agent thread (``SessionEvent.at``)."""
+    return getattr(app, "event_time", None) or time.monotonic()
 
 
 def _queue_update(app: Any, event: Any) -> None:

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import asyncio
 import threading
+import time
 from collections.abc import Awaitable, Callable
 from concurrent.futures import Future
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from textual.message import Message
@@ -22,9 +23,12 @@ SessionFactory = Callable[[], Awaitable[Any]]
 
 @dataclass
 class SessionEvent(Message):
-    """One ``AgentSessionEvent`` from the agent loop."""
+    """One ``AgentSessionEvent`` from the agent loop, stamped with the agent thread's clock when it
+    happened (``time.monotonic``): a busy UI may handle a tool's start and end together, and the
+    bash block's ``Took N.Ns`` must measure the tool, not the delivery."""
 
     event: Any
+    at: float = field(default_factory=time.monotonic)
 
 
 @dataclass

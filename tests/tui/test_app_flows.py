@@ -267,3 +267,30 @@ async def test_broken_keybindings_are_reported_and_defaults_kept(tmp_path: Path)
         shown = notes(app)
         assert 'unknown action "noSuchAction"' in shown and 'invalid key for "undo"' in shown
         assert app.keybindings.keys("tui.editor.undo") == ("ctrl+-",)
+
+
+async def test_bash_duration_is_the_tools_own_even_when_the_ui_handles_start_and_end_together(
+    tmp_path: Path,
+) -> None:
+    """A busy UI may receive a tool's start and end in one go; ``Took`` measures the agent-side times."""
+    import time
+
+    from pi_app.agent.events import ToolExecutionEndEvent, ToolExecutionStartEvent
+    from pi_app.agent.types import AgentToolResult
+    from pi_app.ai.types import TextContent
+    from pi_app.tui.session_bridge import SessionEvent
+
+    app, _ = make_app(tmp_path)
+    async with app.run_test(size=(90, 30)) as pilot:
+        await started(pilot, app)
+        began = time.monotonic() - 5.0
+        args = {"command": "sleep 2"}
+        result = AgentToolResult(content=[TextContent(text="done")])
+        app.post_message(SessionEvent(ToolExecutionStartEvent("call-1", "bash", args), at=began))
+        app.post_message(SessionEvent(ToolExecutionEndEvent("call-1", "bash", result, False), at=began + 2.0))
+        await wait_for(
+            pilot, lambda: "call-1" in app.transcript.tools and app.transcript.tools["call-1"].done
+        )
+        await pilot.pause()
+        lines = [line.strip() for line in notes(app).split("\n")]
+        assert "Took 2.0s" in lines

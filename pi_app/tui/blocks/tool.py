@@ -79,7 +79,8 @@ class ToolBlock(Block):
             self.details = getattr(result, "details", None)
         if final and not self.done:
             self.done = True
-            self.finished_at = time.monotonic()
+            if self.finished_at is None:
+                self.finished_at = time.monotonic()
         self.changed()
 
     def set_preview(self, preview: dict[str, Any] | None) -> None:
