@@ -3,7 +3,9 @@
 Text files come back as numbered-by-position slices with actionable notices (where to continue,
 what limit was hit); images are sniffed by magic bytes and attached; files with NUL bytes in their
 first 8 KiB are refused with a short notice instead of being dumped as garbage ([DEV] R-READ-18).
-All file access goes through ``ReadOperations`` so an extension can read from elsewhere.
+All file access goes through ``ReadOperations`` so an extension can read from elsewhere; the built-in
+local one is read in chunks by ``read_scan`` so a huge file never sits in memory whole (issue 12
+item 6), with the same output as the whole-bytes path a custom ``ReadOperations`` keeps.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ import asyncio
 import base64
 import math
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import islice
 from typing import Any, Protocol
 
@@ -25,17 +27,18 @@ from pi_app.coding.tools.definition import ToolDefinition, ToolParams, define_to
 from pi_app.coding.tools.file_io import errno_name
 from pi_app.coding.tools.images import SNIFF_BYTES, detect_image_mime_type, process_image
 from pi_app.coding.tools.path_utils import resolve_read_path
+from pi_app.coding.tools.read_scan import TextScan, looks_binary, read_local_file
 from pi_app.coding.tools.support import format_number, maybe_await, raise_if_aborted, shell_quote
 from pi_app.coding.tools.truncate import (
     DEFAULT_MAX_BYTES,
     DEFAULT_MAX_LINES,
+    TruncationResult,
     format_size,
     iter_lines,
     truncate_head,
     utf8_len,
 )
 
-BINARY_SNIFF_BYTES = 8192
 NO_VISION_NOTE = "[Current model does not support images. The image will be omitted from this request.]"
 IMAGE_OMITTED_NOTE = "[Image omitted: could not be resized below the inline image size limit.]"
 
@@ -70,10 +73,6 @@ class ReadToolOptions:
     operations: Any = field(default=None)
 
 
-def looks_binary(data: bytes) -> bool:
-    return b"\x00" in data[:BINARY_SNIFF_BYTES]
-
-
 def model_lacks_vision(ctx: Any) -> bool:
     model = getattr(ctx, "model", None) if ctx is not None else None
     return model is not None and "image" not in (getattr(model, "input", None) or [])
@@ -88,28 +87,65 @@ def _read_description() -> str:
     )
 
 
+def _first_line_index(offset: float | None) -> int:
+    return max(0, math.floor(offset) - 1) if offset else 0
+
+
+def _line_window(offset: float | None, limit: float | None, total: int) -> tuple[int, int]:
+    """The selected lines ``start`` up to ``end`` (exclusive), or the error the model sees."""
+    start = _first_line_index(offset)
+    if start >= total:
+        raise ValueError(f"Offset {format_number(offset or 0)} is beyond end of file ({total} lines total)")
+    if limit is None:
+        return start, total
+    if limit < 1:
+        raise ValueError("Invalid limit: must be at least 1")
+    return start, min(start + math.floor(limit), total)
+
+
+def _scan_window(offset: float | None, limit: float | None) -> tuple[int, int | None]:
+    """The lines a local scan selects. Odd values (NaN, infinity) widen it and are left for
+    ``_line_window`` to reject after the scan, in the same order as the whole-bytes path."""
+    start = _first_line_index(offset) if offset is None or math.isfinite(offset) else 0
+    if limit is not None and math.isfinite(limit) and limit >= 1:
+        return start, start + math.floor(limit)
+    return start, None
+
+
 def _text_result(
     text: str, path: str, offset: float | None, limit: float | None
 ) -> tuple[str, dict[str, Any] | None]:
     total = text.count("\n") + 1
-    start = max(0, math.floor(offset) - 1) if offset else 0
-    if start >= total:
-        raise ValueError(f"Offset {format_number(offset or 0)} is beyond end of file ({total} lines total)")
-    if limit is not None:
-        if limit < 1:
-            raise ValueError("Invalid limit: must be at least 1")
-        end = min(start + math.floor(limit), total)
-    else:
-        end = total
+    start, end = _line_window(offset, limit, total)
     # The whole file is the common case: no per-line list or second copy of a big file.
     selected = text if start == 0 and end == total else "\n".join(islice(iter_lines(text), start, end))
-    start_display = start + 1
     truncation = truncate_head(selected)
+    first_line_bytes = utf8_len(next(iter_lines(selected))) if truncation.first_line_exceeds_limit else 0
+    return _format_text(truncation, first_line_bytes, path, start, end, total, limit)
 
+
+def _scanned_text_result(
+    scan: TextScan, path: str, offset: float | None, limit: float | None
+) -> tuple[str, dict[str, Any] | None]:
+    start, end = _line_window(offset, limit, scan.total_lines)
+    truncation = replace(truncate_head(scan.head), total_lines=end - start, total_bytes=scan.selected_bytes)
+    return _format_text(truncation, scan.first_line_bytes, path, start, end, scan.total_lines, limit)
+
+
+def _format_text(
+    truncation: TruncationResult,
+    first_line_bytes: int,
+    path: str,
+    start: int,
+    end: int,
+    total: int,
+    limit: float | None,
+) -> tuple[str, dict[str, Any] | None]:
+    start_display = start + 1
     if truncation.first_line_exceeds_limit:
-        size = format_size(utf8_len(next(iter_lines(selected))))
         notice = (
-            f"[Line {start_display} is {size}, exceeds {format_size(DEFAULT_MAX_BYTES)} limit. "
+            f"[Line {start_display} is {format_size(first_line_bytes)}, exceeds "
+            f"{format_size(DEFAULT_MAX_BYTES)} limit. "
             f"Use bash: sed -n '{start_display}p' {shell_quote(path)} | head -c {DEFAULT_MAX_BYTES}]"
         )
         return notice, {"truncation": truncation.to_dict()}
@@ -157,15 +193,22 @@ def create_read_tool_definition(
     ) -> AgentToolResult:
         absolute = resolve_read_path(args.path, cwd)
         raise_if_aborted(signal)
+        scan: TextScan | None = None
         try:
             await maybe_await(ops.access(absolute))
             raise_if_aborted(signal)
-            data = await maybe_await(ops.read_file(absolute))
+            if type(ops) is LocalReadOperations:
+                window = _scan_window(args.offset, args.limit)
+                local = await asyncio.to_thread(read_local_file, absolute, *window)
+                data, size, scan = local.head, local.size, local.text
+            else:
+                data = await maybe_await(ops.read_file(absolute))
+                if isinstance(data, str):
+                    data = data.encode("utf-8")
+                size = len(data)
         except OSError as exc:
             raise OSError(f"Could not read file: {args.path}. Error code: {errno_name(exc)}.") from exc
         raise_if_aborted(signal)
-        if isinstance(data, str):
-            data = data.encode("utf-8")
 
         detect = getattr(ops, "detect_image_mime_type", None)
         mime = await maybe_await(detect(absolute)) if detect else detect_image_mime_type(data[:SNIFF_BYTES])
@@ -175,11 +218,14 @@ def create_read_tool_definition(
             return result
         if looks_binary(data):
             notice = (
-                f"[Binary file {args.path} ({format_size(len(data))}) not shown. "
+                f"[Binary file {args.path} ({format_size(size)}) not shown. "
                 "Use bash (e.g. file, xxd, strings) to inspect it.]"
             )
             return AgentToolResult(content=[TextContent(text=notice)])
-        text, details = _text_result(data.decode("utf-8", "replace"), args.path, args.offset, args.limit)
+        if scan is not None:
+            text, details = _scanned_text_result(scan, args.path, args.offset, args.limit)
+        else:
+            text, details = _text_result(data.decode("utf-8", "replace"), args.path, args.offset, args.limit)
         return AgentToolResult(content=[TextContent(text=text)], details=details)
 
     return define_tool(

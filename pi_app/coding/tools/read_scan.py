@@ -1,0 +1,106 @@
+"""Bounded reading of a local file for the ``read`` tool (issue 12 item 6).
+
+The whole-file path (kept for a custom ``ReadOperations``) holds the file's bytes and their decoded
+text at once: about twice the file size. ``read_local_file`` reads the file in chunks instead and
+keeps only what the tool's output needs, with the same answers:
+
+- the first bytes, to sniff an image or binary data (an image is then read whole, as before);
+- the file's line count (``\\n`` count + 1) and byte size;
+- for the selected lines (``start`` up to ``stop``), decoded with replacement like the whole-file
+  path: the UTF-8 size of all of them, the size of the first one, and their text only up to
+  ``HEAD_CHARS`` characters. ``truncate_head`` on that prefix keeps the same lines as on the whole
+  selection: a prefix cut there is over the byte limit, so it stops at the same line.
+
+Splitting the bytes on ``\\n`` before decoding gives the same text as decoding first, because a
+newline byte is never part of a UTF-8 sequence (an unfinished one before it becomes U+FFFD either way).
+"""
+
+from __future__ import annotations
+
+import codecs
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from functools import partial
+from itertools import chain
+
+from pi_app.coding.tools.images import SNIFF_BYTES, detect_image_mime_type
+from pi_app.coding.tools.truncate import DEFAULT_MAX_BYTES, utf8_len
+
+BINARY_SNIFF_BYTES = 8192
+CHUNK_BYTES = 1 << 20
+HEAD_CHARS = DEFAULT_MAX_BYTES + 1
+
+
+def looks_binary(data: bytes) -> bool:
+    return b"\x00" in data[:BINARY_SNIFF_BYTES]
+
+
+@dataclass
+class TextScan:
+    """What one pass over a text file learned about it and its selected lines."""
+
+    total_lines: int = 1
+    file_bytes: int = 0
+    head: str = ""  # the selection's text, cut after HEAD_CHARS characters
+    selected_bytes: int = 0  # UTF-8 size of the whole decoded selection
+    first_line_bytes: int = 0  # UTF-8 size of the selection's first line
+    _in_first_line: bool = True
+    _decoder: codecs.IncrementalDecoder = field(
+        default_factory=lambda: codecs.getincrementaldecoder("utf-8")("replace")
+    )
+
+    def feed(self, data: bytes, final: bool = False) -> None:
+        text = self._decoder.decode(data, final)
+        self.selected_bytes += utf8_len(text)
+        if self._in_first_line:
+            end = text.find("\n")
+            self.first_line_bytes += utf8_len(text if end < 0 else text[:end])
+            self._in_first_line = end < 0
+        if len(self.head) < HEAD_CHARS:
+            self.head += text[: HEAD_CHARS - len(self.head)]
+
+
+def _after_newlines(data: bytes, pos: int, count: int) -> int:
+    """Index just past the ``count``-th newline at or after ``pos``; -1 when ``data`` has fewer."""
+    if data.count(b"\n", pos) < count:
+        return -1
+    for _ in range(count):
+        pos = data.find(b"\n", pos) + 1
+    return pos
+
+
+def scan_text(chunks: Iterable[bytes], start: int, stop: int | None) -> TextScan:
+    """One pass over a file's bytes; lines ``start`` up to ``stop`` (exclusive; None: to the end) are
+    the selection."""
+    scan = TextScan()
+    newlines = 0  # before the current chunk
+    for chunk in chunks:
+        begin = 0 if newlines >= start else _after_newlines(chunk, 0, start - newlines)
+        if begin >= 0 and (stop is None or newlines < stop):
+            after = -1 if stop is None else _after_newlines(chunk, begin, stop - max(newlines, start))
+            scan.feed(chunk[begin : len(chunk) if after < 0 else after - 1])
+        newlines += chunk.count(b"\n")
+        scan.file_bytes += len(chunk)
+    scan.feed(b"", final=True)
+    scan.total_lines = newlines + 1
+    return scan
+
+
+@dataclass
+class LocalFile:
+    head: bytes  # the first bytes; the whole file when it is an image
+    size: int
+    text: TextScan | None  # None for an image or a binary file
+
+
+def read_local_file(path: str, start: int, stop: int | None) -> LocalFile:
+    with open(path, "rb") as handle:
+        head = handle.read(BINARY_SNIFF_BYTES)
+        if detect_image_mime_type(head[:SNIFF_BYTES]):
+            data = head + handle.read()
+            return LocalFile(data, len(data), None)
+        rest = iter(partial(handle.read, CHUNK_BYTES), b"")
+        if looks_binary(head):
+            return LocalFile(head, len(head) + sum(map(len, rest)), None)
+        text = scan_text(chain([head], rest), start, stop)
+        return LocalFile(head, text.file_bytes, text)
