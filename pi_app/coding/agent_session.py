@@ -449,7 +449,23 @@ class AgentSession(SessionSwitchingMixin):
             await self._emit(AutoRetryEndEvent(False, attempt, message.error_message or "Unknown error"))
         if self._is_current_model_overflow(message):
             return await self._recover_from_overflow()
-        return await self._check_threshold_after_run(message)
+        after_compaction = await self._check_threshold_after_run(message)
+        if after_compaction is not None:
+            return after_compaction
+        return self._queued_after_finished_answer(message)
+
+    def _queued_after_finished_answer(
+        self, message: AssistantMessage
+    ) -> Callable[[], Awaitable[None]] | None:
+        """A message steered or queued after the loop's last poll (while ``agent_end`` was being
+        handled) would otherwise wait, shown as pending, until the next prompt: once a run ended
+        with a finished answer, the queue is delivered at once. Runs that ended with an error keep
+        their queue (R-AG-LOOP-19)."""
+        messages = self.agent.state.messages
+        finished = message.stop_reason == "stop" and bool(messages) and messages[-1] is message
+        if finished and self.agent.has_queued_messages():
+            return self.agent.continue_
+        return None
 
     async def _retry_after_delay(self, message: AssistantMessage, retry: Any) -> str:
         """R-RETRY-02/04: ``"retry"``, ``"cancelled"`` (abort during the wait) or ``"exhausted"``."""
