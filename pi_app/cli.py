@@ -223,7 +223,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if any(a in ("--help", "-h") for a in argv) and not (argv and argv[0] in PACKAGE_COMMANDS):
         return _print_help()
     if argv and argv[0] in PACKAGE_COMMANDS:
-        from pi_app.coding.resources.packages import run_package_command
+        from pi_app.modes.package_commands import run_package_command
 
         return run_package_command(argv)
     try:
@@ -349,11 +349,12 @@ def _export(args: LaunchOptions) -> int:
 
 async def _run_headless(args: LaunchOptions) -> int:
     from pi_app.coding.launch import LaunchError, build_session, finish_extensions, first_message_parts
+    from pi_app.modes.console import terminal_host
     from pi_app.modes.output import LineWriter, guard_stdout
 
     out = LineWriter(guard_stdout())  # from here on only the answer / the JSON lines reach stdout
     try:
-        created = await build_session(args)
+        created = await build_session(args, host=terminal_host())
         text, images = first_message_parts(args)
     except LaunchError as exc:
         for warning in exc.warnings:  # e.g. a broken models.json behind "No models available"

@@ -5,15 +5,21 @@ into settings, a model registry, a session manager (new, continued, opened, or i
 model, then calls ``create_agent_session``. The Textual app, print/JSON mode and RPC all start
 here, so a flag means the same thing in every mode.
 
+Start-up never touches the terminal (spec 70 §1.3): what it has to tell the person who launched
+pi (warnings, load problems, extension errors) goes to ``LaunchHost.report`` one line at a time, and
+the one question it may ask (fork a session found in another project?) to ``LaunchHost.ask``. The
+shells pass a host that writes to stderr and asks on the terminal (``pi_app.modes.console``); without
+one, lines go to the ``pi_app.launch`` logger and questions are declined.
+
 The module's top-level imports stay light because ``pi_app.cli`` imports it for ``LaunchOptions``.
 """
 
 from __future__ import annotations
 
 import base64
+import logging
 import mimetypes
 import os
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -66,6 +72,23 @@ class LaunchOptions:
     cwd: str | None = None
 
 
+def _log_line(line: str) -> None:
+    logging.getLogger("pi_app.launch").warning("%s", line)
+
+
+def _decline(question: str) -> bool:
+    return False
+
+
+@dataclass(frozen=True)
+class LaunchHost:
+    """Who start-up talks to: ``report(line)`` takes one line without its newline, ``ask(question)``
+    a yes/no question and returns the answer."""
+
+    report: Callable[[str], None] = _log_line
+    ask: Callable[[str], bool] = _decline
+
+
 class LaunchError(Exception):
     """Start-up cannot go on; ``str(error)`` is one line for stderr, ``exit_code`` the status."""
 
@@ -98,7 +121,9 @@ def active_tool_names(options: LaunchOptions) -> tuple[list[str] | None, bool]:
     return names, False
 
 
-def open_session_manager(options: LaunchOptions, cwd: str, settings_manager: Any) -> Any:
+def open_session_manager(
+    options: LaunchOptions, cwd: str, settings_manager: Any, host: LaunchHost | None = None
+) -> Any:
     from pi_app.coding import paths
     from pi_app.coding.session.manager import SessionManager
 
@@ -112,7 +137,8 @@ def open_session_manager(options: LaunchOptions, cwd: str, settings_manager: Any
     if options.fork:
         return fork_session_argument(options.fork, cwd, session_dir)
     if options.session:
-        return open_session_argument(options.session, cwd, session_dir)
+        host = host or LaunchHost()
+        return open_session_argument(options.session, cwd, session_dir, host.ask, host.report)
     if options.session_id:
         return open_session_by_id(options.session_id, cwd, session_dir)
     if options.continue_ or options.resume:
@@ -164,15 +190,12 @@ def open_session_by_id(session_id: str, cwd: str, session_dir: str) -> Any:
     return manager
 
 
-def _ask_on_terminal(question: str) -> bool:
-    sys.stderr.write(question + " ")
-    sys.stderr.flush()
-    answer = sys.stdin.readline()
-    return answer.strip().lower() in ("y", "yes")
-
-
 def open_session_argument(
-    arg: str, cwd: str, session_dir: str, ask: Callable[[str], bool] = _ask_on_terminal
+    arg: str,
+    cwd: str,
+    session_dir: str,
+    ask: Callable[[str], bool] = _decline,
+    report: Callable[[str], None] = _log_line,
 ) -> Any:
     """``--session <path | id prefix>`` (spec 30 R-LIST-06): a path opens (or creates) that file; an id
     prefix opens the first match in this project, or offers to fork a match from another project."""
@@ -187,14 +210,19 @@ def open_session_argument(
         raise LaunchError(f"No session found matching '{arg}'")
     if match.local:
         return SessionManager.open(match.info.path, session_dir, cwd=cwd)
-    sys.stderr.write(f"Session found in different project: {match.info.cwd}\n")
+    report(f"Session found in different project: {match.info.cwd}")
     if not ask("Fork this session into current directory? [y/N]"):
         raise LaunchError("Aborted.", exit_code=0)
     return SessionManager.fork_from(match.info.path, cwd, session_dir)
 
 
 async def load_resources(
-    options: LaunchOptions, cwd: str, agent_dir: Any, settings: Any, registry: Any
+    options: LaunchOptions,
+    cwd: str,
+    agent_dir: Any,
+    settings: Any,
+    registry: Any,
+    host: LaunchHost | None = None,
 ) -> Any:
     """The ``ResourceLoader`` for ``--skill``/``--prompt-template``/``--theme`` and their ``--no-*``
     switches, loaded. ``--approve`` trusts the project's ``.pi`` resources for this run. Packages
@@ -228,18 +256,22 @@ async def load_resources(
     if options.approve and hasattr(loader.trust, "approve"):
         loader.trust.approve = True
     await loader.reload()
+    report = (host or LaunchHost()).report
     notice = getattr(loader.trust, "notice", None)
     if notice:
-        sys.stderr.write(f"{notice}\n")
+        report(notice)
     if options.verbose:
         for kind, resources in (("skill", loader.get_skills()), ("prompt template", loader.get_prompts())):
             for diagnostic in resources.diagnostics:
-                sys.stderr.write(f"Warning: {kind}: {diagnostic.one_line()}\n")
+                report(f"Warning: {kind}: {diagnostic.one_line()}")
     return loader
 
 
-async def build_session(options: LaunchOptions, *, stream_fn: Any = None) -> Any:
-    """Build the ``CreatedSession`` for these options, or raise ``LaunchError`` with one line."""
+async def build_session(
+    options: LaunchOptions, *, stream_fn: Any = None, host: LaunchHost | None = None
+) -> Any:
+    """Build the ``CreatedSession`` for these options, or raise ``LaunchError`` with one line;
+    ``host`` hears the start-up warnings and answers the fork question."""
     from pi_app.coding import paths
     from pi_app.coding.auth_storage import AuthStorage
     from pi_app.coding.models.registry import ModelRegistry
@@ -249,11 +281,12 @@ async def build_session(options: LaunchOptions, *, stream_fn: Any = None) -> Any
 
     cwd = os.path.abspath(options.cwd or os.getcwd())
     agent_dir = paths.agent_dir()
+    host = host or LaunchHost()
     settings = SettingsManager.create(cwd, agent_dir)
     registry = ModelRegistry(AuthStorage(agent_dir / "auth.json"), agent_dir / "models.json")
     # Extensions load first so their providers are in the registry when --model is resolved
     # (spec 40 §2.8 steps 2-5).
-    resources = await load_resources(options, cwd, agent_dir, settings, registry)
+    resources = await load_resources(options, cwd, agent_dir, settings, registry, host)
     flush_extension_providers(resources.get_extensions())
 
     model = None
@@ -268,7 +301,7 @@ async def build_session(options: LaunchOptions, *, stream_fn: Any = None) -> Any
             thinking = resolved.thinking_level
     if model is not None and options.api_key:
         registry.set_runtime_api_key(model.provider, options.api_key)
-    session_manager = open_session_manager(options, cwd, settings)
+    session_manager = open_session_manager(options, cwd, settings, host)
     continuing = bool(options.continue_ or options.resume or options.session or options.fork)
     scoped: list[Any] = []
     if options.models:
@@ -276,7 +309,7 @@ async def build_session(options: LaunchOptions, *, stream_fn: Any = None) -> Any
 
         scoped, scope_warnings = resolve_model_scope(parse_model_list(options.models), registry.get_all())
         for warning in scope_warnings:
-            sys.stderr.write(f"Warning: {warning}\n")
+            host.report(f"Warning: {warning}")
         if model is None and scoped and not (continuing and session_manager.get_entries()):
             model = scoped[0].model
             thinking = thinking or scoped[0].thinking_level
@@ -298,7 +331,7 @@ async def build_session(options: LaunchOptions, *, stream_fn: Any = None) -> Any
         resource_loader=resources,
     )
     created.session.scoped_models = scoped
-    await attach_extensions(created.session, resources, options)
+    await attach_extensions(created.session, resources, options, host)
     if created.session.model is None and (options.print or options.mode == "json"):
         raise LaunchError(created.session.no_model_message, warnings=created.warnings)
     if options.name:
@@ -354,23 +387,25 @@ def apply_extension_flags(options: LaunchOptions, flags: dict[str, Any]) -> None
         argv[position + 1] = ""
 
 
-def _report_load_problems(loaded: Any) -> None:
-    """Headless shells (print, JSON, RPC): one stderr line per load problem, naming the file."""
+def _report_load_problems(loaded: Any, report: Callable[[str], None]) -> None:
+    """Headless shells (print, JSON, RPC): one line per load problem, naming the file."""
     for problem in loaded.errors:
-        sys.stderr.write(f"Extension error ({problem.path}): {problem.error}\n")
+        report(f"Extension error ({problem.path}): {problem.error}")
     for diagnostic in loaded.diagnostics:
-        sys.stderr.write(f"Warning: {diagnostic.one_line()}\n")
+        report(f"Warning: {diagnostic.one_line()}")
 
 
-async def attach_extensions(session: Any, loader: Any, options: LaunchOptions) -> Any:
+async def attach_extensions(
+    session: Any, loader: Any, options: LaunchOptions, host: LaunchHost | None = None
+) -> Any:
     """Bind the loaded extensions to ``session`` (spec 40 §2.8 steps 6-8; see
     ``pi_app.coding.extensions.session_binding``); returns the binding, also set as
     ``session.extension_runner``, or None.
 
     Unknown ``--options`` left over from the first CLI pass must be flags an extension registered.
-    Print/JSON/RPC write load problems as one stderr line each. Print and JSON mode get no UI
+    Print/JSON/RPC report load problems to ``host`` one line each. Print and JSON mode get no UI
     (``ctx.has_ui`` False, dialogs return their cancel value), their handler errors as one line
-    ``Extension error (<path>): …`` on stderr, and ``session_start`` at once. The TUI and RPC call
+    ``Extension error (<path>): …`` to ``host``, and ``session_start`` at once. The TUI and RPC call
     ``binding.set_ui_context(ui, mode, True)``, which starts the extensions.
 
     Print, JSON and RPC runs without any extension get no binding at all, so the extension machinery
@@ -380,8 +415,9 @@ async def attach_extensions(session: Any, loader: Any, options: LaunchOptions) -
     loaded = loader.get_extensions()
     mode = _mode_name(options)
     headless = mode in ("print", "json")
+    say = (host or LaunchHost()).report
     if mode != "tui":
-        _report_load_problems(loaded)
+        _report_load_problems(loaded, say)
     if not loaded.extensions and mode != "tui":
         apply_extension_flags(options, {})
         return None
@@ -391,7 +427,7 @@ async def attach_extensions(session: Any, loader: Any, options: LaunchOptions) -
     apply_extension_flags(options, flags)
 
     def report(error: Any) -> None:
-        sys.stderr.write(f"Extension error ({error.extension_path}): {error.error}\n")
+        say(f"Extension error ({error.extension_path}): {error.error}")
 
     allowlist = _split_list(options.tools)
     excluded = _split_list(options.exclude_tools) or []
@@ -407,7 +443,7 @@ async def attach_extensions(session: Any, loader: Any, options: LaunchOptions) -
     )
     if mode != "tui":
         for problem in binding.runner.conflicts:
-            sys.stderr.write(f"Warning: {problem.path}: {problem.error}\n")
+            say(f"Warning: {problem.path}: {problem.error}")
     if headless:
         await binding.start()
     return binding

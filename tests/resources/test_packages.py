@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from pi_app.coding.resources.packages import parse_source, run_package_command
+from pi_app.coding.resources.packages import parse_source
+from pi_app.modes.package_commands import run_package_command
 
 from .conftest import Dirs
 

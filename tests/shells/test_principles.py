@@ -156,10 +156,6 @@ def test_no_satellite_code_in_the_package() -> None:
 
 TERMINAL_CALLS = {("sys", "stdin"), ("sys", "stdout"), ("sys", "stderr"), ("sys", "__stdout__")}
 
-# Start-up helpers of the `pi` command that still live in L3 and talk to the terminal directly;
-# spec 70 §1.3 wants them in L4 (see tests/shells/README.md).
-CLI_HELPERS_IN_CODING = {"coding/launch.py", "coding/resources/package_commands.py"}
-
 
 def _terminal_uses(path: Path) -> list[str]:
     found = []
@@ -185,22 +181,31 @@ def test_core_layers_assume_no_terminal() -> None:
     for layer in ("ai", "agent", "coding"):
         for path in _modules(PI_APP / layer):
             rel = str(path.relative_to(PI_APP))
-            if rel in CLI_HELPERS_IN_CODING:
-                continue
             problems += [f"{rel}:{use}" for use in _terminal_uses(path)]
     assert not problems, "\n".join(problems)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="pi_app/coding/launch.py and resources/package_commands.py (the `pi` command's start-up and "
-    "`pi install/config`) write to stderr and read stdin from L3; they belong in L4 (spec 70 §1.3)",
-)
-def test_cli_helpers_have_moved_out_of_the_core() -> None:
-    problems = []
-    for rel in sorted(CLI_HELPERS_IN_CODING):
-        problems += [f"{rel}:{use}" for use in _terminal_uses(PI_APP / rel)]
-    assert not problems, "\n".join(problems)
+def test_cli_helpers_live_in_l4() -> None:
+    """The `pi` command's terminal side (start-up reports, the fork question, `pi install/config`)
+    is in ``pi_app/modes``; ``coding/launch.py`` reports through a ``LaunchHost``."""
+    assert not (PI_APP / "coding/resources/package_commands.py").exists()
+    assert _terminal_uses(PI_APP / "modes/package_commands.py")  # the terminal I/O moved, not vanished
+    assert _terminal_uses(PI_APP / "modes/console.py")
+
+
+async def test_start_up_reports_to_its_host_not_the_terminal(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
+    from pi_app.coding.launch import LaunchHost, LaunchOptions, build_session
+
+    monkeypatch.setenv("PI_CODING_AGENT_DIR", str(tmp_path / "agent"))
+    heard: list[str] = []
+    options = LaunchOptions(cwd=str(tmp_path), no_session=True, models="no-such-model-anywhere", offline=True)
+    created = await build_session(options, host=LaunchHost(report=heard.append))
+    created.session.dispose()
+    assert any("no-such-model-anywhere" in line and line.startswith("Warning: ") for line in heard), heard
+    captured = capfd.readouterr()
+    assert captured.out == "" and captured.err == ""
 
 
 # -- R-SQL-02: JSONL is the storage of the CLI ----------------------------------------------------

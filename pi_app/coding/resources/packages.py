@@ -13,7 +13,7 @@ the ``git:`` prefix enables shorthand forms, R-PKG-01).
 Identity (dedupe, ``pi remove``): npm -> name; git -> ``host/path`` without ref or ``.git`` (the SSH
 and HTTPS forms of one repository are the same package); local -> resolved absolute path.
 
-The ``pi install|remove|list|update|config`` commands are in ``package_commands.py``.
+The ``pi install|remove|list|update|config`` commands are in ``pi_app/modes/package_commands.py``.
 """
 
 from __future__ import annotations
@@ -535,10 +535,3 @@ def remove_installed(source: PackageSource, scope: Scope, cwd: str | Path, agent
                 )
             else:
                 _run([*npm, "uninstall", "-g", str(source.url)])
-
-
-def run_package_command(argv: Sequence[str], **kwargs: Any) -> int:
-    """``pi install|remove|uninstall|list|update|config`` (see ``package_commands``)."""
-    from pi_app.coding.resources.package_commands import run_package_command as run
-
-    return run(argv, **kwargs)

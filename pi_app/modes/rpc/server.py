@@ -565,6 +565,7 @@ def _scope(resource: Any) -> str:
 async def run_rpc_mode(options: Any) -> int:
     """``pi --mode rpc``: exit status 0 after a clean shutdown, 1 when start-up fails."""
     from pi_app.coding.launch import LaunchError, build_session
+    from pi_app.modes.console import terminal_host
     from pi_app.modes.rpc.framing import guard_stdout, read_records
 
     if options.file_args:
@@ -574,7 +575,7 @@ async def run_rpc_mode(options: Any) -> int:
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING)
     writer = LineWriter(protocol_out)
     try:
-        created = await build_session(options)
+        created = await build_session(options, host=terminal_host())
     except LaunchError as exc:
         sys.stderr.write(f"{exc}\n")
         return exc.exit_code

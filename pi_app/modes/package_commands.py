@@ -1,7 +1,8 @@
 """``pi install|remove|uninstall|list|update|config`` (spec 40 R-PKG-05..08, D-47).
 
 ``run_package_command(argv)`` is called by ``pi_app.cli`` with the full argument list (``argv[0]`` is
-the subcommand) and returns the exit status. Every error is one line on stderr and status 1.
+the subcommand) and returns the exit status. Every error is one line on stderr and status 1. It is
+L4 (it prints and reads the terminal); the package logic it drives is ``pi_app.coding.resources.packages``.
 
 - ``pi install <source> [-l]``: fetch (git clone; npm for TypeScript pi Markdown packages) and
   append the source to the ``packages`` array of global settings (project with ``-l``); an entry
