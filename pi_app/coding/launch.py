@@ -429,16 +429,15 @@ async def attach_extensions(
     def report(error: Any) -> None:
         say(f"Extension error ({error.extension_path}): {error.error}")
 
-    allowlist = _split_list(options.tools)
-    excluded = _split_list(options.exclude_tools) or []
     binding = await ExtensionBinding.attach(
         session,
         loader,
         mode=mode,
         flag_values=dict(options.extension_flags),
-        allowlist=None if allowlist is None else [t for t in allowlist if t not in excluded],
+        allowlist=_split_list(options.tools),
         no_builtin_tools=options.no_builtin_tools,
         no_tools=options.no_tools,
+        exclude=_split_list(options.exclude_tools) or (),
         on_error=report if headless else None,
     )
     if mode != "tui":

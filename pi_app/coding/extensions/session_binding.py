@@ -350,6 +350,7 @@ class ExtensionBinding:
         allowlist: Sequence[str] | None = None,
         no_builtin_tools: bool = False,
         no_tools: bool = False,
+        exclude: Sequence[str] = (),
         on_error: Callable[[ExtensionError], None] | None = None,
     ) -> ExtensionBinding:
         enable_skills = True
@@ -372,6 +373,7 @@ class ExtensionBinding:
             allowlist=allowlist,
             no_tools=no_tools,
             no_builtin_tools=no_builtin_tools,
+            exclude=exclude,
             default_active=[d.name for d in session.tool_definitions],
         )
         binding = cls(session, loader, runner, tools)
