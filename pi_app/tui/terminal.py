@@ -16,7 +16,9 @@
 * Colour depth and the xterm-256 mapping (R-TERM-04) as pure functions.
 * ``TerminalModes`` — the raw mode switches the app owns: showing the hardware cursor (R-IME-03)
   and xterm ``modifyOtherKeys`` under tmux when the Kitty keyboard query went unanswered
-  (R-KEY-01), written through the driver and undone on suspend and exit.
+  (R-KEY-01), written through the driver and undone on suspend and exit. Ctrl+Z (issue 9): the
+  modes are undone while the app still runs (before SIGTSTP stops it), and on ``fg`` they are
+  switched on again and the whole screen is repainted (the terminal kept nothing of it).
 """
 
 from __future__ import annotations
@@ -379,8 +381,9 @@ class TerminalSetup:
         if wants_modify_other_keys(self.probe):
             self.modes.enable_modify_other_keys()
         self.show_hardware_cursor(self._cursor_wanted)
-        app.app_suspend_signal.subscribe(app, lambda _app: self._suspend())
-        app.app_resume_signal.subscribe(app, lambda _app: self._resume())
+        # immediate: the modes must be undone before SIGTSTP stops the process, not after it resumes
+        app.app_suspend_signal.subscribe(app, lambda _app: self._suspend(), immediate=True)
+        app.app_resume_signal.subscribe(app, self._resume, immediate=True)
 
     def show_hardware_cursor(self, visible: bool) -> None:
         """R-IME-03: show the terminal cursor at the caret (only when requested)."""
@@ -393,7 +396,9 @@ class TerminalSetup:
             self._cursor_before_suspend = self.modes.cursor_visible
             self.modes.restore()
 
-    def _resume(self) -> None:
+    def _resume(self, app: Any) -> None:
+        # the terminal shows whatever the shell left on the main screen's twin: paint it all again
+        app.refresh(layout=True)
         if self.modes is None:
             return
         if wants_modify_other_keys(self.probe):

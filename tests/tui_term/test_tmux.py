@@ -187,3 +187,46 @@ def test_a_new_user_session_in_tmux(pi_in_tmux) -> None:  # type: ignore[no-unty
     screen = tmux.wait_for(lambda s: "\ncat-done" in s)
     typed = screen.split("cat -v\n", 1)[1].split(PROMPT.strip(), 1)[0]
     assert typed.startswith("a") and "^[" not in typed and "27;2;13" not in typed, screen
+
+
+def test_ctrl_z_suspends_to_the_shell_and_fg_brings_pi_back(pi_in_tmux) -> None:  # type: ignore[no-untyped-def]
+    server, tmux = pi_in_tmux
+    server.enqueue(text("Before the break ALPHA.", chunks=3))
+    server.enqueue(text("After the break OMEGA.", chunks=3))
+    tmux.type("pi")
+    tmux.send_keys("Enter")
+    tmux.wait_for(lambda s: "fake-model" in s)
+    tmux.type("hello")
+    tmux.send_keys("Enter")
+    tmux.wait_for(lambda s: "ALPHA" in s)
+    tmux.type("half a thought")
+    tmux.wait_for(lambda s: editor_rows(s.split("\n"))[1] == ["half a thought"])
+
+    # Ctrl+Z: the shell gets its terminal back, as it was before pi started
+    tmux.send_keys("C-z")
+    screen = tmux.wait_for(lambda s: "Stopped" in s and s.rstrip().endswith(PROMPT.strip()))
+    assert "ALPHA" not in screen
+    assert tmux.display("#{alternate_on} #{cursor_flag} #{mouse_any_flag} #{keypad_cursor_flag}") == "0 1 0 0"
+    assert modes_left_on(tmux.raw()) == []
+    tmux.type("echo shell-works")
+    tmux.send_keys("Enter")
+    tmux.wait_for(lambda s: "\nshell-works" in s)
+
+    # fg: the whole screen comes back without a key press, the draft intact
+    tmux.type("fg")
+    tmux.send_keys("Enter")
+    screen = tmux.wait_for(lambda s: "ALPHA" in s and "fake-model" in s)
+    assert editor_rows(screen.split("\n"))[1] == ["half a thought"]
+    assert tmux.display("#{alternate_on} #{mouse_any_flag}") == "1 1"
+    assert "modifyOtherKeys" in modes_left_on(tmux.raw())  # extended keys are asked for again
+
+    # keys still work: the draft is finished, submitted and answered
+    tmux.type(", finished")
+    tmux.send_keys("Enter")
+    tmux.wait_for(lambda s: "OMEGA" in s)
+    assert server.requests[-1].body["messages"][-1]["content"] == [
+        {"type": "text", "text": "half a thought, finished"}
+    ]
+    tmux.send_keys("C-d")
+    tmux.wait_for(lambda s: s.rstrip().endswith(PROMPT.strip()) and "OMEGA" not in s)
+    assert modes_left_on(tmux.raw()) == []
