@@ -300,13 +300,25 @@ class PiApp(App[int], inherit_bindings=False):
 
     # -- the API command handlers and selectors use ---------------------------------------------
 
-    def show_in_editor_slot(self, widget: Any) -> None:
-        """Replace the editor with ``widget`` (a selector or dialog) until ``restore_editor``."""
-        self.editor.close_autocomplete()
-        self.editor_slot.show(widget)
+    def show_in_editor_slot(self, widget: Any, owner: str = "app") -> None:
+        """Replace the editor with ``widget`` (a selector or dialog) until ``restore_editor``.
 
-    def restore_editor(self) -> None:
-        self.editor_slot.restore()
+        A widget of another ``owner`` than the one shown goes on top of it (``editor_slot``)."""
+        self.editor.close_autocomplete()
+        self.editor_slot.show(widget, owner)
+
+    def restore_editor(self, owner: str = "app") -> None:
+        self.editor_slot.restore(owner)
+
+    @property
+    def focus_layers(self) -> Any:
+        """The slot's widgets and the extension overlays, in show order (who gets the focus back)."""
+        layers = getattr(self, "_focus_layers", None)
+        if layers is None:
+            from pi_app.tui.focus_layers import FocusLayers
+
+            layers = self._focus_layers = FocusLayers(self, lambda: self.editor if self.has_screen else None)
+        return layers
 
     def show_status(self, text: str) -> None:
         self.transcript.add_note(text, "status")

@@ -4,8 +4,16 @@ Selectors, dialogs, the login flow, loaders and extension components are not scr
 the editor's place below the transcript, so the conversation stays visible and the layout does
 not jump (R-SEL-00, style guide 2.7). ``show(widget)`` hides the editor (it stays mounted, so its
 text, undo history and cursor survive), mounts ``widget`` in its place and focuses it;
-``restore()`` removes the widget and gives the focus back to the editor. Showing a second
-widget replaces the first one.
+``restore()`` removes it and gives the focus back to what is below.
+
+The slot is a stack of owners (issue 9, R-OVL-03 applied to the slot): the app's own selectors
+(owner ``"app"``) replace each other — a flow's next step takes its previous step's place, as in
+pi, even while covered (it is mounted when uncovered) — but a widget of another owner (an extension dialog, ``"extension"``) goes on top and hides the
+one below without closing it. So ``/model`` opened over an extension's question, or a question
+asked while ``/settings`` is open, closes alone and the widget below comes back, focused, with its
+state; when the stack is empty the editor comes back. ``restore(owner)`` closes the topmost widget
+of that owner, ``close(widget)`` a given one wherever it is. Focus moves through the app's
+``FocusLayers``, which also knows the extension overlays floating above.
 
 A replacement widget closes itself by calling ``app.restore_editor()`` (or ``slot.restore()``);
 it may also post ``EditorSlot.Closed`` from deep inside its own children.
@@ -13,9 +21,21 @@ it may also post ``EditorSlot.Closed`` from deep inside its own children.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Any
+
 from textual.containers import Vertical
 from textual.message import Message
 from textual.widget import Widget
+
+APP = "app"
+
+
+@dataclass(eq=False)
+class _Entry:
+    widget: Widget
+    owner: str
+    mounted: bool = True
 
 
 class EditorSlot(Vertical):
@@ -29,38 +49,117 @@ class EditorSlot(Vertical):
     def __init__(self, editor: Widget, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
         self.editor = editor
-        self.replacement: Widget | None = None
+        self._stack: list[_Entry] = []
 
     def compose(self):  # type: ignore[no-untyped-def]
         yield self.editor
 
     @property
-    def is_replaced(self) -> bool:
-        return self.replacement is not None
+    def replacement(self) -> Widget | None:
+        """The widget shown in the editor's place (the top of the stack), if any."""
+        return self._stack[-1].widget if self._stack else None
 
-    def show(self, widget: Widget) -> None:
-        """Put ``widget`` where the editor is and focus it (the editor keeps its state)."""
-        if self.replacement is not None:
-            self.replacement.remove()
-        self.replacement = widget
+    @property
+    def stacked(self) -> list[Widget]:
+        """Every widget in the slot, bottom first (only the last one is shown)."""
+        return [entry.widget for entry in self._stack]
+
+    @property
+    def is_replaced(self) -> bool:
+        return bool(self._stack)
+
+    @property
+    def _layers(self) -> Any:
+        return getattr(self.app, "focus_layers", None)
+
+    def show(self, widget: Widget, owner: str = APP) -> None:
+        """Put ``widget`` where the editor is and focus it (the editor keeps its state).
+
+        It replaces the topmost widget of the same owner; when that one is covered by another
+        owner's widget, the new one takes its place there, hidden until the cover closes."""
+        own = next((e for e in reversed(self._stack) if e.owner == owner), None)
+        if own is not None and own is not self._stack[-1]:
+            # mounted only when the cover closes: many widgets take the focus when they mount
+            self._stack[self._stack.index(own)] = _Entry(widget, owner, mounted=False)
+            layers = self._layers
+            if layers is not None:
+                layers.forget(own.widget)
+            if own.mounted:
+                own.widget.remove()
+            else:  # replaced before it ever showed: no unmount will tell its flow
+                abandoned = getattr(own.widget, "abandoned", None)
+                if callable(abandoned):
+                    abandoned()
+            return
+        if own is not None:
+            self._drop(self._stack.pop())
+        elif self._stack:
+            self._stack[-1].widget.display = False
+        self._stack.append(_Entry(widget, owner))
         self.editor.display = False
         self.mount(widget)
-        self.call_after_refresh(self._focus_replacement, widget)
+        self._focus(widget)
 
-    def _focus_replacement(self, widget: Widget) -> None:
-        if self.replacement is widget and widget.is_mounted:
+    def restore(self, owner: str = APP) -> None:
+        """Close the topmost widget of ``owner`` (the editor comes back when none is left)."""
+        entry = next((e for e in reversed(self._stack) if e.owner == owner), None)
+        if entry is None:
+            if not self._stack:
+                self.editor.display = True
+                self.editor.focus()
+            return
+        self.close(entry.widget)
+
+    def close(self, widget: Widget) -> None:
+        """Remove ``widget`` wherever it is; the widget below (or the editor) shows when it was on top."""
+        entry = next((e for e in self._stack if e.widget is widget), None)
+        if entry is None:
+            return
+        was_top = entry is self._stack[-1]
+        self._stack.remove(entry)
+        revealed = self._stack[-1] if was_top and self._stack else None
+        layers = self._layers
+        if revealed is not None and not revealed.mounted:  # a step shown while it was covered
+            revealed.mounted = True
+            if layers is not None:
+                layers.forget(widget)
+            self.mount(revealed.widget)
+            self._focus(revealed.widget)
+        else:
+            if revealed is not None:
+                revealed.widget.display = True
+            elif was_top:
+                self.editor.display = True
+            if layers is not None:
+                layers.closed(widget)
+            elif was_top:
+                self._focus_top()
+        if entry.mounted:
+            widget.remove()
+
+    def _drop(self, entry: _Entry) -> None:
+        layers = self._layers
+        if layers is not None:
+            layers.forget(entry.widget)
+        entry.widget.remove()
+
+    def _focus(self, widget: Widget) -> None:
+        layers = self._layers
+        if layers is not None:
+            layers.opened(widget)
+        else:
+            self.call_after_refresh(self._focus_top)
+
+    def _focus_top(self) -> None:
+        widget = self.replacement
+        if widget is None:
+            self.editor.focus()
+            return
+        if widget.is_mounted:
             target = getattr(widget, "focus_target", None) or widget
             if target.focusable:
                 target.focus()
 
-    def restore(self) -> None:
-        """Remove the replacement (if any) and give the focus back to the editor."""
-        replacement, self.replacement = self.replacement, None
-        if replacement is not None:
-            replacement.remove()
-        self.editor.display = True
-        self.editor.focus()
-
     def on_editor_slot_closed(self, message: Closed) -> None:
         message.stop()
-        self.restore()
+        self.restore(self._stack[-1].owner if self._stack else APP)

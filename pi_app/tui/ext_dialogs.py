@@ -1,7 +1,8 @@
 """Extension dialogs in the editor slot: select, confirm, input, editor and ``custom`` components.
 
 ``ExtensionDialogs`` (one per app, UI thread only) shows one ``DialogRequest`` at a time in the
-editor slot; further requests wait in order (two tools asking at once get two dialogs, one after
+editor slot, on top of whatever selector is open there (which comes back when the dialog closes;
+``editor_slot``); further requests wait in order (two tools asking at once get two dialogs, one after
 the other). A request carries a ``concurrent.futures.Future``: the dialog resolves it with the
 user's answer, the asking side (``ext_ui``) cancels it on timeout or abort, and either way the
 request is closed and the editor comes back with its text intact (R-UI-01, R-XUI-01).
@@ -26,6 +27,9 @@ from textual.widgets import Static
 from pi_app.tui.dialogs import PanelDialog
 from pi_app.tui.selectors.choice import ChoiceSelector, TextPrompt
 from pi_app.tui.selectors.lines import styled, theme_of
+
+EXTENSION = "extension"
+"""The editor-slot owner of extension dialogs: they stack over the app's selectors and vice versa."""
 
 
 @dataclass(eq=False)
@@ -142,8 +146,8 @@ class ExtensionDialogs:
         widget, request.widget = request.widget, None
         if widget is not None:
             _dispose(widget)
-            if self.app.has_screen and self.app.editor_slot.replacement is widget:
-                self.app.restore_editor()
+            if self.app.has_screen:
+                self.app.editor_slot.close(widget)  # wherever it is: a selector may sit on top
         self._show_next()
 
     def cancel_all(self) -> None:
@@ -188,7 +192,7 @@ class ExtensionDialogs:
             self._show_next()
             return
         request.widget = widget
-        self.app.show_in_editor_slot(widget)
+        self.app.show_in_editor_slot(widget, owner=EXTENSION)
 
     def _failed(self, request: DialogRequest, exc: BaseException) -> None:
         self.current = None

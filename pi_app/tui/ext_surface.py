@@ -11,7 +11,9 @@
   transcript) or a Rich renderable / string (drawn as the transcript's first block, scrolling away
   like pi's header) — a decision where the spec only says "factory".
 * ``custom``: in the editor slot (queued with the dialogs) or, with ``overlay=True``, floating on the
-  screen's overlay layer at the place ``overlay_layout`` computes.
+  screen's overlay layer at the place ``overlay_layout`` computes. Overlays stack: the newest or
+  re-focused one draws on top and has the keyboard; closing or hiding it gives the focus to the
+  overlay or dialog below, else to the editor (``focus_layers``, R-OVL-02/03).
 * ``reset``: everything above goes on ``/reload`` and when the session (and so the extension
   runtime) is replaced (R-XUI-02); the new runtime's ``session_start`` builds its own.
 
@@ -84,26 +86,55 @@ class ExtensionOverlay(Vertical):
         self.options = options
         self.hidden = False
 
+    @property
+    def focus_target(self) -> Widget:
+        return self.content
+
+    @property
+    def capturing(self) -> bool:
+        return not self.resolved_options().non_capturing
+
+    def resolved_options(self) -> OverlayOptions:
+        return OverlayOptions.coerce(self.options() if callable(self.options) else self.options)
+
     def compose(self):  # type: ignore[no-untyped-def]
         yield self.content
 
     def on_mount(self) -> None:
+        self._placed_for = self.screen.size
+        self.screen.screen_layout_refresh_signal.subscribe(self, self._screen_laid_out)
         self.place()
 
     def on_resize(self) -> None:
         self.place()
 
+    def _screen_laid_out(self, screen: Any) -> None:
+        """The terminal changed size: re-resolve the layout and ``visible(w, h)`` (R-OVL-03)."""
+        if screen.size != self._placed_for:
+            self._placed_for = screen.size
+            self.place()
+
     def place(self) -> None:
         screen = self.screen.size
-        options = self.options() if callable(self.options) else self.options
-        resolved = OverlayOptions.coerce(options)
+        resolved = self.resolved_options()
         height = max(1, self.content.virtual_size.height or self.content.size.height or 1)
         layout = overlay_layout(resolved, height, screen.width, screen.height)
         self.styles.width = layout.width
         self.styles.max_height = layout.max_height
         self.styles.offset = (layout.col, layout.row)
         visible = resolved.visible(screen.width, screen.height) if resolved.visible else True
-        self.display = visible and not self.hidden
+        shown = visible and not self.hidden
+        was_shown, self.display = self.display, shown
+        layers = getattr(self.app, "focus_layers", None)
+        if was_shown and not shown and layers is not None:
+            layers.hidden(self)  # R-OVL-03: an overlay that cannot show passes the focus on
+
+    def bring_to_front(self) -> None:
+        """Draw above the other overlays (R-OVL-02: stack order is focus order)."""
+        parent = self.parent
+        if isinstance(parent, Widget) and parent.children and parent.children[-1] is not self:
+            parent.move_child(self, after=parent.children[-1])
+        self.app.focus_layers.raise_(self)
 
 
 class OverlayHandle:
@@ -118,11 +149,16 @@ class OverlayHandle:
         self._surface.run_on_ui(lambda: self._surface.remove_overlay(self._overlay))
 
     def set_hidden(self, hidden: bool) -> None:
+        overlay = self._overlay
+
         def apply() -> None:
-            self._overlay.hidden = hidden
-            self._overlay.display = not hidden
-            if not hidden:
-                self._overlay.content.focus()
+            if not overlay.is_mounted:
+                return
+            overlay.hidden = hidden
+            overlay.place()
+            if not hidden and overlay.display and overlay.capturing:
+                overlay.bring_to_front()
+                self._surface.app.focus_layers.opened(overlay)
 
         self._surface.run_on_ui(apply)
 
@@ -130,10 +166,18 @@ class OverlayHandle:
         return self._overlay.hidden
 
     def focus(self) -> None:
-        self._surface.run_on_ui(self._overlay.content.focus)
+        overlay = self._overlay
+
+        def apply() -> None:
+            if overlay.is_mounted:
+                overlay.bring_to_front()
+                self._surface.app.focus_layers.focus(overlay)
+
+        self._surface.run_on_ui(apply)
 
     def unfocus(self) -> None:
-        self._surface.run_on_ui(self._surface.app.editor.focus)
+        overlay = self._overlay
+        self._surface.run_on_ui(lambda: self._surface.app.focus_layers.hidden(overlay))
 
     def is_focused(self) -> bool:
         focused = self._surface.app.focused
@@ -297,21 +341,17 @@ class ExtensionSurface:
         self.overlays.append(overlay)
         request.future.add_done_callback(lambda _f: self.run_on_ui(lambda: self.remove_overlay(overlay)))
         await self.app.main_screen.mount(overlay)
-        resolved = OverlayOptions.coerce(options() if callable(options) else options)
-        if not resolved.non_capturing:
-            built.focus()
+        self.app.focus_layers.opened(overlay, capturing=overlay.capturing, focus=overlay.display)
         if on_handle is not None:
             on_handle(OverlayHandle(self, overlay))
 
     def remove_overlay(self, overlay: ExtensionOverlay) -> None:
         if overlay in self.overlays:
             self.overlays.remove(overlay)
-            focused = self.app.focused
-            had_focus = focused is not None and (focused is overlay or overlay in focused.ancestors)
             _dispose(overlay.content)
+            if self.app.has_screen:
+                self.app.focus_layers.closed(overlay)  # to the overlay or dialog below, else the editor
             overlay.remove()
-            if had_focus and self.app.has_screen:
-                self.app.editor.focus()
 
     # -- the editor ------------------------------------------------------------------------------
 

@@ -75,8 +75,12 @@ class SlotHost(Vertical):
             self._on_side(message)
 
     def on_unmount(self) -> None:
+        self.abandoned()
+
+    def abandoned(self) -> None:
+        """Replaced by another selector (shown or not): the waiting flow ends."""
         if not self.answer.done():
-            self.answer.cancel()  # replaced by another selector: the waiting flow ends
+            self.answer.cancel()
 
 
 async def ask(app: Any, selector: Widget, **host_options: Any) -> Answer | None:
