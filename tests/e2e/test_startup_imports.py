@@ -4,7 +4,7 @@ Speed itself is measured in ``benchmarks/startup.py``; this only pins the module
 run must not import: the extension machinery when there are no extensions, the tools that are off
 by default, the compaction planner and summariser (a turn only checks the estimate), package
 resolution when no package is listed, the diff engine's ``difflib`` (an edit is what needs it),
-and the Textual app.
+anyio (httpcore runs on plain asyncio) and the Textual app.
 """
 
 from __future__ import annotations
@@ -32,6 +32,9 @@ NOT_NEEDED = (
     "pydantic_settings",
     "pi_app.coding.resources.packages",
     "difflib",
+    "anyio._backends",  # httpcore runs on plain asyncio (pi_app.ai.http.asyncio_backend)
+    "anyio._core",
+    "anyio.streams",
 )
 
 

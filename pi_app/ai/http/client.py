@@ -11,7 +11,8 @@ Verification is never skipped: every way a TLS connection starts from a context
 (``wrap_socket``, ``wrap_bio``) loads the store first, and a failure to load it fails that
 connection. Each client has its own context, and the trust store comes from the same place httpx
 would take it (the environment is read when the store is loaded, not when the client is built).
-Proxies from the environment, timeouts and every other client default stay httpx's own.
+Proxies from the environment, timeouts and every other client default stay httpx's own; the
+connections themselves are made on plain asyncio (``pi_app.ai.http.asyncio_backend``), not anyio.
 """
 
 from __future__ import annotations
@@ -85,9 +86,12 @@ class DeferredTrustContext(ssl.SSLContext):
 
 
 def new_http_client(**kwargs: Any) -> httpx.AsyncClient:
-    """An ``httpx.AsyncClient`` with httpx's defaults, verifying TLS through a ``DeferredTrustContext``.
+    """An ``httpx.AsyncClient`` with httpx's defaults, verifying TLS through a ``DeferredTrustContext``,
+    connecting through ``AsyncioBackend``.
 
     An explicit ``verify`` (a context, or ``False`` for a caller that asked for it) is passed through.
     """
+    from pi_app.ai.http.asyncio_backend import use_asyncio_backend
+
     kwargs.setdefault("verify", DeferredTrustContext(kwargs.get("trust_env", True)))
-    return httpx.AsyncClient(**kwargs)
+    return use_asyncio_backend(httpx.AsyncClient(**kwargs))
