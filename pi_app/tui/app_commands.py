@@ -2,8 +2,7 @@
 
 Navigation commands (``/tree``, ``/fork``, ``/clone``, ``/resume``, ``/new``, ``/name``,
 ``/session``) register from their own selector modules; see ``pi_app.tui.commands`` for the
-registry and what a handler may use on ``app``. ``/share`` is not built (a thin convenience the
-spec allows to skip; it needs the GitHub CLI and the network).
+registry and what a handler may use on ``app``. ``/share`` lives in ``pi_app.tui.share``.
 """
 
 from __future__ import annotations
@@ -91,21 +90,32 @@ async def _copy(app: Any, args: str) -> None:
     app.show_status("Copied last agent message to clipboard")
 
 
-async def _export(app: Any, args: str) -> None:
+async def _share(app: Any, args: str) -> None:
+    from pi_app.tui.share import share_command
+
+    await share_command(app, args)
+
+
+async def export_page(app: Any, target: str | None) -> Any:
+    """The session's HTML export at ``target`` (or the default name); None after an error line."""
     from pi_app.coding.export_html import export_session_to_html
 
-    if app.session is None:
-        app.show_status("Still starting up…")
-        return
-    target = args.strip() or None
     try:
-        path = await app.bridge.request(
+        return await app.bridge.request(
             lambda s: export_session_to_html(s.session_manager, target, cwd=s.cwd)
         )
     except Exception as exc:
         app.show_error(f"Failed to export session: {exc}")
+        return None
+
+
+async def _export(app: Any, args: str) -> None:
+    if app.session is None:
+        app.show_status("Still starting up…")
         return
-    app.show_status(f"Session exported to: {path}")
+    path = await export_page(app, args.strip() or None)
+    if path is not None:
+        app.show_status(f"Session exported to: {path}")
 
 
 # -- /hotkeys, /changelog (R-CMD-09, R-CMD-10) ----------------------------------------------------
@@ -189,6 +199,7 @@ def register(registry: CommandRegistry) -> None:
     registry.add(SlashCommand("model", "Select model (opens selector UI)", _model, argument_hint="[search]"))
     registry.add(SlashCommand("scoped-models", "Enable/disable models for Ctrl+P cycling", _scoped_models))
     registry.add(SlashCommand("export", "Export session to HTML file", _export, argument_hint="[file]"))
+    registry.add(SlashCommand("share", "Share session as a secret GitHub gist", _share))
     registry.add(SlashCommand("copy", "Copy last agent message to clipboard", _copy))
     registry.add(SlashCommand("changelog", "Show changelog entries", _changelog))
     registry.add(SlashCommand("hotkeys", "Show all keyboard shortcuts", _hotkeys))
