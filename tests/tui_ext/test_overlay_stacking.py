@@ -107,7 +107,7 @@ async def _dialog_focused(pilot, app):  # type: ignore[no-untyped-def]
 
 
 async def test_an_overlay_asks_a_question_and_escape_unwinds_one_level_at_a_time(tmp_path: Path) -> None:
-    app, path = _start(tmp_path, [[text("Working through it."), delay(0.8), text(" STREAMED-END.")]])
+    app, path = _start(tmp_path, [[text("Working through it."), delay(3.0), text(" STREAMED-END.")]])
     async with app.run_test(size=(90, 30)) as pilot:
         state = await _ready(pilot, app, path)
         app.editor.set_text("hello")
