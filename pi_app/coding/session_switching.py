@@ -9,12 +9,14 @@ running work first, fires the cancellable ``session_before_*`` extension hook, c
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pi_app.ai.event_stream import AbortController
 from pi_app.coding.session.format import MessageEntry, ThinkingLevelChangeEntry
 from pi_app.coding.session_events import SessionInfoChangedEvent
-from pi_app.coding.tree_navigation import NavigateResult, TreePreparation, content_text, navigate_tree
+
+if TYPE_CHECKING:  # tree_navigation loads with the first tree operation (start-up cost)
+    from pi_app.coding.tree_navigation import NavigateResult, TreePreparation
 
 
 def _clamp(model: Any, level: str) -> str:
@@ -68,6 +70,8 @@ class SessionSwitchingMixin:
         label: str | None = None,
     ) -> NavigateResult:
         """Move to another point of the tree (R-NAV-01); errors raise with a user-facing message."""
+        from pi_app.coding.tree_navigation import navigate_tree
+
         if self.is_streaming or self._active_runs:
             await self._stop_everything()
         controller = AbortController()
@@ -109,6 +113,8 @@ class SessionSwitchingMixin:
 
     def get_user_messages_for_forking(self) -> list[tuple[str, str]]:
         """``(entry_id, text)`` of every user message in the file (all branches), in file order."""
+        from pi_app.coding.tree_navigation import content_text
+
         out = []
         for entry in self.session_manager.get_entries():
             if isinstance(entry, MessageEntry) and entry.role == "user":
@@ -119,6 +125,8 @@ class SessionSwitchingMixin:
 
     async def fork(self, entry_id: str, position: str = "before") -> ForkResult:
         """``/fork``: a new session file from the path before (or including) a user message."""
+        from pi_app.coding.tree_navigation import content_text
+
         entry = self.session_manager.get_entry(entry_id)
         if not isinstance(entry, MessageEntry) or entry.role != "user":
             raise SessionOperationError("Invalid entry ID for forking")
