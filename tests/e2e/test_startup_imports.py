@@ -4,7 +4,8 @@ Speed itself is measured in ``benchmarks/startup.py``; this only pins the module
 run must not import: the extension machinery when there are no extensions, the tools that are off
 by default, the compaction planner and summariser (a turn only checks the estimate), package
 resolution when no package is listed, the diff engine's ``difflib`` (an edit is what needs it),
-anyio (httpcore runs on plain asyncio) and the Textual app.
+the working parts of the built-in tools and tree navigation (their first use loads them), anyio
+(httpcore runs on plain asyncio) and the Textual app.
 """
 
 from __future__ import annotations
@@ -32,6 +33,13 @@ NOT_NEEDED = (
     "pydantic_settings",
     "pi_app.coding.resources.packages",
     "difflib",
+    "pi_app.coding.tree_navigation",  # the first tree operation loads it
+    "pi_app.coding.tools.edit_diff",  # a tool's working parts load with its first call
+    "pi_app.coding.tools.mutation_queue",
+    "pi_app.coding.tools.read_scan",
+    "pi_app.coding.tools.images",
+    "pi_app.coding.tools.shell",
+    "pi_app.coding.tools.output_accumulator",
     "anyio._backends",  # httpcore runs on plain asyncio (pi_app.ai.http.asyncio_backend)
     "anyio._core",
     "anyio.streams",

@@ -184,10 +184,10 @@ async def test_missing_file_and_directory(cwd):
 
 
 async def test_file_changed_between_read_and_write(cwd, monkeypatch):
-    import pi_app.coding.tools.edit as edit_module
+    import pi_app.coding.tools.edit_diff as edit_engine
 
     path = put(cwd, "race.txt", "alpha beta\n")
-    real_apply = edit_module.apply_edits_to_normalized_content
+    real_apply = edit_engine.apply_edits_to_normalized_content
 
     def apply_and_race(*args, **kwargs):
         out = real_apply(*args, **kwargs)
@@ -195,7 +195,7 @@ async def test_file_changed_between_read_and_write(cwd, monkeypatch):
             handle.write(b"gamma\n")
         return out
 
-    monkeypatch.setattr(edit_module, "apply_edits_to_normalized_content", apply_and_race)
+    monkeypatch.setattr(edit_engine, "apply_edits_to_normalized_content", apply_and_race)
     with pytest.raises(Exception, match=r"^Could not edit file: race\.txt\. File changed while editing"):
         await edit(cwd, "race.txt", ("alpha", "ALPHA"))
     assert raw(path) == b"alpha beta\ngamma\n"

@@ -18,7 +18,7 @@ import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pydantic import Field
 
@@ -26,17 +26,12 @@ from pi_app.agent.types import AgentToolResult, ToolUpdateCallback
 from pi_app.ai.event_stream import AbortSignal
 from pi_app.ai.types import TextContent
 from pi_app.coding.tools.definition import ToolDefinition, ToolParams, define_tool
-from pi_app.coding.tools.output_accumulator import OutputAccumulator, sanitize_output
-from pi_app.coding.tools.shell import (
-    BashSpawnContext,
-    build_shell_env,
-    kill_process_group,
-    resolve_shell,
-    track_process_group,
-    untrack_process_group,
-)
 from pi_app.coding.tools.support import format_number, maybe_await
 from pi_app.coding.tools.truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES
+
+if TYPE_CHECKING:  # the shell and output handling load with the first command (start-up cost)
+    from pi_app.coding.tools.output_accumulator import OutputAccumulator
+    from pi_app.coding.tools.shell import BashSpawnContext
 
 UPDATE_INTERVAL_S = 0.1
 DRAIN_IDLE_S = 0.1
@@ -130,6 +125,13 @@ class LocalBashOperations:
             raise BashAborted()
         if not os.path.isdir(cwd):
             raise OSError(f"Working directory does not exist: {cwd}\nCannot execute bash commands.")
+        from pi_app.coding.tools.shell import (
+            kill_process_group,
+            resolve_shell,
+            track_process_group,
+            untrack_process_group,
+        )
+
         shell = resolve_shell(self.shell_path)
         proc = await asyncio.create_subprocess_exec(
             shell,
@@ -250,6 +252,9 @@ def create_bash_tool_definition(cwd: str, options: BashToolOptions | None = None
     async def run(
         args: BashParams, signal: AbortSignal | None, on_update: ToolUpdateCallback | None, ctx: Any
     ) -> AgentToolResult:
+        from pi_app.coding.tools.output_accumulator import OutputAccumulator
+        from pi_app.coding.tools.shell import BashSpawnContext, build_shell_env
+
         timeout = args.timeout
         if timeout is not None and (not math.isfinite(timeout) or timeout <= 0):
             raise ValueError("Invalid timeout: must be a finite number of seconds")
@@ -346,6 +351,9 @@ async def execute_user_bash(
 ) -> BashResult:
     """Run the user's ``!cmd``: sanitised streaming text, cancellation, tail truncation; never raises
     for a non-zero exit (the caller turns the result into a ``bashExecution`` message)."""
+    from pi_app.coding.tools.output_accumulator import OutputAccumulator, sanitize_output
+    from pi_app.coding.tools.shell import build_shell_env
+
     ops = operations or LocalBashOperations(shell_path)
     full_command = f"{command_prefix}\n{command}" if command_prefix else command
     env = build_shell_env(ctx, expose_session_environment)

@@ -12,27 +12,19 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pydantic import ConfigDict, Field
 
 from pi_app.agent.types import AgentToolResult, ToolUpdateCallback
 from pi_app.ai.event_stream import AbortSignal
 from pi_app.coding.tools.definition import ToolDefinition, ToolParams, define_tool, text_result
-from pi_app.coding.tools.edit_diff import (
-    Edit,
-    EditError,
-    LineDiff,
-    apply_edits_to_normalized_content,
-    detect_line_ending,
-    generate_diff_string,
-    generate_unified_patch,
-    normalize_to_lf,
-)
 from pi_app.coding.tools.file_io import atomic_write_bytes, errno_name
-from pi_app.coding.tools.mutation_queue import with_file_mutation_queue
 from pi_app.coding.tools.path_utils import resolve_to_cwd
 from pi_app.coding.tools.support import maybe_await, raise_if_aborted
+
+if TYPE_CHECKING:  # the edit engine loads with the first edit or preview (start-up cost)
+    from pi_app.coding.tools.edit_diff import Edit
 
 BOM = "\ufeff"
 EMPTY_EDITS_MESSAGE = "Edit tool input is invalid. edits must contain at least one replacement."
@@ -137,6 +129,8 @@ class DecodedFile:
 
 
 def decode_file(data: bytes, path: str) -> DecodedFile:
+    from pi_app.coding.tools.edit_diff import EditError, detect_line_ending, normalize_to_lf
+
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
@@ -148,6 +142,8 @@ def decode_file(data: bytes, path: str) -> DecodedFile:
 
 
 def _edits_from(params: dict[str, Any]) -> list[Edit]:
+    from pi_app.coding.tools.edit_diff import Edit
+
     entries = params.get("edits") or []
     return [Edit(e["oldText"], e["newText"]) for e in entries]
 
@@ -156,6 +152,13 @@ async def compute_edits_diff(
     path: str, edits: list[dict[str, Any]] | list[Edit], cwd: str, operations: Any = None
 ) -> dict[str, Any]:
     """Preview an edit without writing: ``{"diff", "firstChangedLine"}`` or ``{"error"}``."""
+    from pi_app.coding.tools.edit_diff import (
+        Edit,
+        EditError,
+        apply_edits_to_normalized_content,
+        generate_diff_string,
+    )
+
     ops = operations or LocalEditOperations()
     absolute = resolve_to_cwd(path, cwd)
     items = [e if isinstance(e, Edit) else Edit(e["oldText"], e["newText"]) for e in edits]
@@ -179,6 +182,14 @@ def create_edit_tool_definition(cwd: str, operations: Any = None) -> ToolDefinit
     async def edit_file(
         path: str, absolute: str, edits: list[Edit], signal: AbortSignal | None
     ) -> AgentToolResult:
+        from pi_app.coding.tools.edit_diff import (
+            EditError,
+            LineDiff,
+            apply_edits_to_normalized_content,
+            generate_diff_string,
+            generate_unified_patch,
+        )
+
         raise_if_aborted(signal)
         fingerprint = getattr(ops, "fingerprint", None)
         try:
@@ -213,6 +224,9 @@ def create_edit_tool_definition(cwd: str, operations: Any = None) -> ToolDefinit
     async def run(
         args: EditParams, signal: AbortSignal | None, on_update: ToolUpdateCallback | None, ctx: Any
     ) -> AgentToolResult:
+        from pi_app.coding.tools.edit_diff import Edit, EditError
+        from pi_app.coding.tools.mutation_queue import with_file_mutation_queue
+
         if not args.edits:
             raise EditError(EMPTY_EDITS_MESSAGE)
         edits = [Edit(e.old_text, e.new_text) for e in args.edits]

@@ -16,7 +16,7 @@ import math
 import os
 from dataclasses import dataclass, field, replace
 from itertools import islice
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pydantic import Field
 
@@ -25,9 +25,7 @@ from pi_app.ai.event_stream import AbortSignal
 from pi_app.ai.types import ImageContent, TextContent
 from pi_app.coding.tools.definition import ToolDefinition, ToolParams, define_tool
 from pi_app.coding.tools.file_io import errno_name
-from pi_app.coding.tools.images import SNIFF_BYTES, detect_image_mime_type, process_image
 from pi_app.coding.tools.path_utils import resolve_read_path
-from pi_app.coding.tools.read_scan import TextScan, looks_binary, read_local_file
 from pi_app.coding.tools.support import format_number, maybe_await, raise_if_aborted, shell_quote
 from pi_app.coding.tools.truncate import (
     DEFAULT_MAX_BYTES,
@@ -38,6 +36,9 @@ from pi_app.coding.tools.truncate import (
     truncate_head,
     utf8_len,
 )
+
+if TYPE_CHECKING:
+    from pi_app.coding.tools.read_scan import TextScan
 
 NO_VISION_NOTE = "[Current model does not support images. The image will be omitted from this request.]"
 IMAGE_OMITTED_NOTE = "[Image omitted: could not be resized below the inline image size limit.]"
@@ -163,6 +164,8 @@ def _format_text(
 
 
 async def _image_result(data: bytes, mime: str, auto_resize: bool, ctx: Any) -> AgentToolResult:
+    from pi_app.coding.tools.images import process_image
+
     processed = await asyncio.to_thread(process_image, data, mime, auto_resize)
     lines = [f"Read image file [{processed.mime_type}]"]
     if processed.data is None:
@@ -191,6 +194,10 @@ def create_read_tool_definition(
     async def run(
         args: ReadParams, signal: AbortSignal | None, on_update: ToolUpdateCallback | None, ctx: Any
     ) -> AgentToolResult:
+        # File scanning and image handling load with the first read (start-up cost).
+        from pi_app.coding.tools.images import SNIFF_BYTES, detect_image_mime_type
+        from pi_app.coding.tools.read_scan import looks_binary, read_local_file
+
         absolute = resolve_read_path(args.path, cwd)
         raise_if_aborted(signal)
         scan: TextScan | None = None

@@ -17,7 +17,6 @@ from pi_app.agent.types import AgentToolResult, ToolUpdateCallback
 from pi_app.ai.event_stream import AbortSignal
 from pi_app.coding.tools.definition import ToolDefinition, ToolParams, define_tool, text_result
 from pi_app.coding.tools.file_io import atomic_write_bytes, errno_name
-from pi_app.coding.tools.mutation_queue import with_file_mutation_queue
 from pi_app.coding.tools.path_utils import resolve_to_cwd
 from pi_app.coding.tools.support import maybe_await, raise_if_aborted
 
@@ -47,6 +46,8 @@ def create_write_tool_definition(cwd: str, operations: Any = None) -> ToolDefini
     async def run(
         args: WriteParams, signal: AbortSignal | None, on_update: ToolUpdateCallback | None, ctx: Any
     ) -> AgentToolResult:
+        from pi_app.coding.tools.mutation_queue import with_file_mutation_queue
+
         absolute = resolve_to_cwd(args.path, cwd)
 
         async def mutate() -> AgentToolResult:
