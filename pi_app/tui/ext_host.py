@@ -30,7 +30,7 @@ from collections.abc import Callable
 from typing import Any
 
 from pi_app.tui.editor.autocomplete import AutocompleteItem, CommandInfo
-from pi_app.tui.ext_dialogs import ExtensionDialogs
+from pi_app.tui.ext_queue import ExtensionDialogs
 from pi_app.tui.ext_surface import ExtensionSurface
 from pi_app.tui.ext_ui import TuiExtensionUI
 from pi_app.tui.keys import KeyPress

@@ -26,15 +26,17 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable
 from concurrent.futures import Future
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual.containers import Vertical
 from textual.widget import Widget
 from textual.widgets import Static
 
-from pi_app.tui.ext_dialogs import DialogRequest, _dispose
-from pi_app.tui.overlays import OverlayOptions, overlay_layout
+from pi_app.tui.ext_queue import DialogRequest, dispose_widget
+
+if TYPE_CHECKING:
+    from pi_app.tui.overlays import OverlayOptions
 
 
 class FooterData:
@@ -95,6 +97,8 @@ class ExtensionOverlay(Vertical):
         return not self.resolved_options().non_capturing
 
     def resolved_options(self) -> OverlayOptions:
+        from pi_app.tui.overlays import OverlayOptions  # not before the first frame
+
         return OverlayOptions.coerce(self.options() if callable(self.options) else self.options)
 
     def compose(self):  # type: ignore[no-untyped-def]
@@ -115,6 +119,8 @@ class ExtensionOverlay(Vertical):
             self.place()
 
     def place(self) -> None:
+        from pi_app.tui.overlays import overlay_layout
+
         screen = self.screen.size
         resolved = self.resolved_options()
         height = max(1, self.content.virtual_size.height or self.content.size.height or 1)
@@ -348,7 +354,7 @@ class ExtensionSurface:
     def remove_overlay(self, overlay: ExtensionOverlay) -> None:
         if overlay in self.overlays:
             self.overlays.remove(overlay)
-            _dispose(overlay.content)
+            dispose_widget(overlay.content)
             if self.app.has_screen:
                 self.app.focus_layers.closed(overlay)  # to the overlay or dialog below, else the editor
             overlay.remove()
@@ -385,6 +391,6 @@ class ExtensionSurface:
     def _remove(self, widget: Widget | None) -> None:
         if widget is None:
             return
-        _dispose(widget)
+        dispose_widget(widget)
         if widget.is_mounted:
             widget.remove()

@@ -27,8 +27,6 @@ from typing import TYPE_CHECKING, Any
 
 from textual.message import Message
 
-from pi_app.coding.extensions.ui import countdown_title, settle_dialog
-
 if TYPE_CHECKING:
     from pi_app.tui.app import PiApp
 
@@ -77,7 +75,8 @@ class TuiExtensionUI:
         timeout: float | None,
         signal: Any,
     ) -> Any:
-        from pi_app.tui.ext_dialogs import DialogRequest
+        from pi_app.coding.extensions.ui import countdown_title, settle_dialog  # not before the first frame
+        from pi_app.tui.ext_queue import DialogRequest
 
         if signal is not None and getattr(signal, "aborted", False):
             return cancel_value

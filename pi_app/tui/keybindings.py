@@ -25,11 +25,13 @@ import json
 import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from pi_app.tui.keys import KeyPress, parse_key_id
+
+PACKAGE_DATA = Path(__file__).resolve().parents[1] / "data"
+"""``pi_app/data`` (a plain folder of the package; ``importlib.resources`` costs a start-up import)."""
 
 
 @dataclass(frozen=True)
@@ -148,7 +150,7 @@ def resolve_action(name: str) -> str | None:
 
 
 def defaults_path() -> Path:
-    return Path(str(resources.files("pi_app").joinpath("data/keybindings/defaults.json")))
+    return PACKAGE_DATA / "keybindings" / "defaults.json"
 
 
 def _as_list(value: Any) -> list[Any] | None:

@@ -20,7 +20,6 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 
 from rich.color import Color as RichColor
@@ -36,6 +35,9 @@ from pi_app.coding.resources.themes import (
     ThemeSpec,
     load_theme_file,
 )
+
+PACKAGE_DATA = Path(__file__).resolve().parents[1] / "data"
+"""``pi_app/data``, where the built-in themes are (a plain folder of the package)."""
 
 _versions = itertools.count(1)
 
@@ -158,7 +160,7 @@ def textual_theme(theme: PiTheme) -> Theme:
 
 
 def builtin_theme_path(name: str) -> Path:
-    return Path(str(resources.files("pi_app").joinpath(f"data/themes/{name}.json")))
+    return PACKAGE_DATA / "themes" / f"{name}.json"
 
 
 def load_builtin_specs() -> dict[str, ThemeSpec]:

@@ -30,7 +30,7 @@ from __future__ import annotations
 import math
 from bisect import bisect_right
 from collections.abc import Iterable, Sequence
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from rich.segment import Segment
 from textual.geometry import Region, Size
@@ -39,9 +39,13 @@ from textual.selection import Selection
 from textual.strip import Strip
 from textual.timer import Timer
 
-from pi_app.ai.types import ToolCall
-from pi_app.tui.blocks import AssistantBlock, Block, HeaderBlock, NoteBlock, ToolBlock, UserBlock
+from pi_app.tui.blocks.base import Block
+from pi_app.tui.blocks.text import HeaderBlock, NoteBlock, UserBlock
 from pi_app.tui.blocks.theme import FALLBACK_DARK, BlockTheme
+
+if TYPE_CHECKING:  # imported on first use: the first frame (the start-up header) does without them
+    from pi_app.tui.blocks.assistant import AssistantBlock
+    from pi_app.tui.blocks.tool import ToolBlock
 
 BlockT = TypeVar("BlockT", bound=Block)
 
@@ -418,6 +422,8 @@ class Transcript(ScrollView, can_focus=False):
         self.refresh()
 
     def set_hide_thinking(self, hide: bool) -> None:
+        from pi_app.tui.blocks.assistant import AssistantBlock
+
         self.hide_thinking = hide
         for i, block in enumerate(self.blocks):
             if isinstance(block, AssistantBlock):
@@ -497,6 +503,8 @@ class Transcript(ScrollView, can_focus=False):
         return block
 
     def start_assistant(self, message: Any) -> AssistantBlock:
+        from pi_app.tui.blocks.assistant import AssistantBlock
+
         block = AssistantBlock(message, hide_thinking=self.hide_thinking)
         self.append_block(block)
         self.streaming = block
@@ -518,7 +526,7 @@ class Transcript(ScrollView, can_focus=False):
 
     def _show_tool_calls(self, message: Any, final: bool = False) -> None:
         for part in getattr(message, "content", None) or []:
-            if not isinstance(part, ToolCall) or not part.id:
+            if getattr(part, "type", None) != "toolCall" or not part.id:
                 continue
             tool = self.tools.get(part.id)
             if tool is None:
@@ -530,6 +538,8 @@ class Transcript(ScrollView, can_focus=False):
     def tool_started(self, call_id: str, name: str, args: Any) -> ToolBlock:
         tool = self.tools.get(call_id)
         if tool is None:
+            from pi_app.tui.blocks.tool import ToolBlock
+
             tool = ToolBlock(
                 call_id, name, args, expand_hint=self.expand_hint, image_factory=self._image_part
             )

@@ -3,14 +3,43 @@
 ``Block`` subclasses are plain data that render themselves to Textual strips for a width and a
 theme; the transcript (``pi_app/tui/transcript.py``) lays them out and paints only what is on
 screen. Add a kind by subclassing ``Block`` and implementing ``build``.
+
+Importing ``pi_app.tui.blocks.<kind>`` loads only that kind: the names below are resolved on first
+use, so the start-up header (``blocks/startup.py``) paints without the assistant and tool blocks
+(which import the message types, the markdown renderer and the tool renderers).
 """
 
-from pi_app.tui.blocks.assistant import AssistantBlock
-from pi_app.tui.blocks.base import Block, render_rich, text_strip
-from pi_app.tui.blocks.markdown import MarkdownSource, render_markdown
-from pi_app.tui.blocks.text import HeaderBlock, NoteBlock, UserBlock
-from pi_app.tui.blocks.theme import FALLBACK_DARK, FALLBACK_LIGHT, BlockTheme, RenderTheme
-from pi_app.tui.blocks.tool import ToolBlock
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+_HOMES = {
+    "AssistantBlock": "assistant",
+    "Block": "base",
+    "render_rich": "base",
+    "text_strip": "base",
+    "MarkdownSource": "markdown",
+    "render_markdown": "markdown",
+    "HeaderBlock": "text",
+    "NoteBlock": "text",
+    "UserBlock": "text",
+    "FALLBACK_DARK": "theme",
+    "FALLBACK_LIGHT": "theme",
+    "BlockTheme": "theme",
+    "RenderTheme": "theme",
+    "ToolBlock": "tool",
+}
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "FALLBACK_DARK",
