@@ -182,6 +182,16 @@ def parse_args(
     """
     from pi_app.coding.launch import LaunchOptions
 
+    if not argv and not extension_flags:  # plain ``pi``: the defaults, without building the parser
+        return LaunchOptions()
+    return _parse_with_argparse(argv, extension_flags, allow_unknown=allow_unknown)
+
+
+def _parse_with_argparse(
+    argv: Sequence[str], extension_flags: Sequence[tuple[str, bool]] = (), *, allow_unknown: bool = False
+) -> LaunchOptions:
+    from pi_app.coding.launch import LaunchOptions
+
     parser = build_parser(extension_flags)
     # "--" ends options: everything after it is a message, even if it starts with "-".
     argv = list(argv)

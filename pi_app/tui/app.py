@@ -26,7 +26,7 @@ import os
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual import on
 from textual.app import App, ComposeResult
@@ -36,8 +36,6 @@ from textual.timer import Timer
 
 from pi_app.coding.launch import LaunchOptions
 from pi_app.tui.blocks.startup import HeaderContent, StartupHeaderBlock
-from pi_app.tui.commands import CommandRegistry, builtin_registry
-from pi_app.tui.commands import parse as parse_command
 from pi_app.tui.editor.autocomplete import CommandInfo, PiAutocomplete
 from pi_app.tui.editor.widget import PromptEditor
 from pi_app.tui.editor_slot import EditorSlot
@@ -50,6 +48,9 @@ from pi_app.tui.status import PendingArea, StatusLine
 from pi_app.tui.terminal import TerminalSetup
 from pi_app.tui.themes import PiTheme, ThemeManager, discover_user_themes, textual_theme, theme_variables
 from pi_app.tui.transcript import FRAME_INTERVAL, Transcript
+
+if TYPE_CHECKING:  # built after the first frame (``commands``)
+    from pi_app.tui.commands import CommandRegistry
 
 DOUBLE_PRESS_S = 0.5
 THINKING_BORDER_TOKENS = {
@@ -160,6 +161,7 @@ class PiApp(App[int], inherit_bindings=False):
         """The slash commands, built on first use: their selector modules import the session layer,
         which would delay the first frame (``start_session`` builds them right after it)."""
         if self._commands is None:
+            from pi_app.tui.commands import builtin_registry
             from pi_app.tui.selectors.models import model_argument_completions
 
             self._commands = builtin_registry()
@@ -391,18 +393,21 @@ class PiApp(App[int], inherit_bindings=False):
         # the first frame goes out before the agent thread starts importing and building the
         # session (it would share the interpreter with the paint); the commands come next
         self.call_after_refresh(self._start_agent_thread)
-        self._watch_git_head()
 
     def _start_agent_thread(self) -> None:
         self.run_worker(self.bridge.run, thread=True, group="agent", exit_on_error=False, name="agent")
+        self._watch_git_head()
         self.call_later(self._warm_up)
 
     def _warm_up(self) -> None:
         """Load what the first frame could do without (the markdown parser, pygments, the slash
-        commands) right after it, before the first answer or ``/`` needs them."""
+        commands, the editor's grapheme splitter) right after it, before the first answer, ``/`` or
+        a long line needs them."""
         from pi_app.tui.blocks.markdown import render_markdown
+        from pi_app.tui.editor.cursor import graphemes
 
         render_markdown("*warm* `up`\n\n```python\nx = 1\n```", 40, self.transcript.render_theme)
+        graphemes()
         self.commands  # noqa: B018
 
     def _watch_git_head(self) -> None:
@@ -884,6 +889,8 @@ class PiApp(App[int], inherit_bindings=False):
             return
         editor = self.editor
         editor.add_to_history(text)
+        from pi_app.tui.commands import parse as parse_command
+
         parsed = parse_command(text)
         if parsed is not None and parsed[0] in self.commands:
             self.run_worker(self._run_command(text), group="command", exit_on_error=False)

@@ -35,7 +35,7 @@ def _short(path: str, cwd: str) -> str:
 
 
 def context_files(app: Any) -> list[str]:
-    if app.options.no_context_files:
+    if app.options.no_context_files or app.session is None:  # the header lists them once it is ready
         return []
     loader = _loader(app)
     files: list[Any] = []

@@ -126,3 +126,10 @@ def test_every_flag_in_pi_help_is_accepted() -> None:
     for flag in sorted(flags - {"--help", "-h", "--version", "-v"}):
         argv = [flag, sample.get(flag, "x")] if flag in value_flags else [flag]
         parse_args(argv)  # raises CliError for anything pi accepts and we do not
+
+
+def test_plain_pi_skips_the_parser_with_the_same_result() -> None:
+    from pi_app.cli import _parse_with_argparse
+
+    assert parse_args([]) == _parse_with_argparse([])
+    assert parse_args([], allow_unknown=True) == _parse_with_argparse([], allow_unknown=True)

@@ -24,13 +24,21 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
-import regex
 from rich.cells import cell_len
 
 PASTE_MARKER = re.compile(r"\[paste #(\d+)( (\+\d+ lines|\d+ chars))?\]")
-_GRAPHEME = regex.compile(r"\X")
+
+
+@cache
+def graphemes() -> Any:
+    """The pattern of one user-perceived character (``\\X``). The ``regex`` module is imported on
+    first use: it costs the app's first frame some 25 ms and the first frame shows no text to split."""
+    import regex
+
+    return regex.compile(r"\X")
 
 
 @dataclass(frozen=True)
@@ -54,7 +62,7 @@ def segments(line: str, is_marker: Callable[[int], bool] | None = None) -> list[
     ]
     position = 0
     for start, end in [*markers, (len(line), len(line))]:
-        spans.extend(m.span() for m in _GRAPHEME.finditer(line, position, start))
+        spans.extend(m.span() for m in graphemes().finditer(line, position, start))
         if end > start:
             spans.append((start, end))
         position = end
@@ -108,7 +116,7 @@ def wrap_line(line: str, width: int, is_marker: Callable[[int], bool] | None = N
 def _split_by_width(text: str, width: int) -> list[tuple[int, int]]:
     pieces: list[tuple[int, int]] = []
     start, col = 0, 0
-    for match in _GRAPHEME.finditer(text):
+    for match in graphemes().finditer(text):
         w = cell_len(match.group())
         if col + w > width and match.start() > start:
             pieces.append((start, match.start()))

@@ -11,10 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Container
 
-import regex
 from rich.cells import cell_len
 
-from pi_app.tui.editor.cursor import PASTE_MARKER, TextChunk, segments, wrap_line
+from pi_app.tui.editor.cursor import PASTE_MARKER, TextChunk, graphemes, segments, wrap_line
 
 __all__ = [
     "PASTE_MARKER",
@@ -27,7 +26,6 @@ __all__ = [
 ]
 
 PUNCTUATION = frozenset("(){}[]<>.,;:'\"!?+-=*/\\|&%^$#@~`")
-_GRAPHEME = regex.compile(r"\X")
 
 
 def segment_bounds(line: str, paste_ids: Container[int] = ()) -> list[int]:
@@ -59,7 +57,7 @@ def truncate_cells(text: str, width: int, ellipsis: str = "...") -> str:
     out = []
     used = 0
     limit = width - cell_len(ellipsis)
-    for grapheme in _GRAPHEME.findall(text):
+    for grapheme in graphemes().findall(text):
         w = cell_len(grapheme)
         if used + w > limit:
             break
