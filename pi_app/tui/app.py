@@ -16,7 +16,9 @@ actions here (``PromptEditor.ActionRequested``); the Textual defaults that clash
 
 Decisions where the spec is silent: hints in the header and in status texts use pi's lowercase
 key spelling (``ctrl+o``), as the real pi's screens show; ``/hotkeys`` capitalises
-(``Ctrl+O``). Messages typed before the session is ready stay in the editor with a status note.
+(``Ctrl+O``). Messages submitted before the session is ready wait in the pending area and are
+sent, in order, once it is (after the command line's messages); if the session cannot start they
+go back into the editor. A ``!`` command submitted then stays in the editor with a status note.
 """
 
 from __future__ import annotations
@@ -459,6 +461,9 @@ class PiApp(App[int], inherit_bindings=False):
             return
         if message.created is None:
             self.show_error(message.error or "could not start the session")
+            early = self._take_early_prompts()
+            if early:  # typed while it was starting: back in the editor, not lost
+                self.restore_to_editor(early)
             return
         self.session = message.created.session
         self.settings = getattr(self.session, "settings_manager", None)
@@ -531,26 +536,44 @@ class PiApp(App[int], inherit_bindings=False):
         self.transcript.set_hide_thinking(hide)
 
     def _send_initial_messages(self) -> None:
+        """The command line's messages, then those typed before the session was ready, in order."""
         if self._initial_messages_sent:
             return
         self._initial_messages_sent = True
         from pi_app.coding.launch import LaunchError, first_message_parts
 
+        prompts: list[tuple[str, Any]] = []
         try:
             text, images = first_message_parts(self.options)
         except LaunchError as exc:
             self.show_error(str(exc).removeprefix("Error: "))
-            return
-        more = self.options.messages[1:] if text is not None else []
-        if text is None:
+        else:
+            if text is not None:
+                prompts = [(text, images or None), *((item, None) for item in self.options.messages[1:])]
+        early = self._take_early_prompts()
+        if early and self.session.model is None:  # the no-model warning is on screen; nothing is lost
+            self.restore_to_editor(early)
+            early = []
+        prompts += [(item, None) for item in early]
+        if not prompts:
             return
 
         async def send_all(session: Any) -> None:
-            await session.prompt(text, images or None)
-            for item in more:
-                await session.prompt(item)
+            for item, item_images in prompts:
+                await (session.prompt(item, item_images) if item_images else session.prompt(item))
 
         self.bridge.call(send_all)
+
+    def _queue_early_prompt(self, text: str) -> None:
+        """Enter before the session is ready: the message waits in the pending area (R-TUI-14)."""
+        self.local_queue.append((text, "followUp"))
+        self.refresh_pending()
+        self.show_status("Starting up: queued until the session is ready")
+
+    def _take_early_prompts(self) -> list[str]:
+        early = [text for text, _ in self.local_queue]
+        self.clear_pending()
+        return early
 
     # -- session events -------------------------------------------------------------------------
 
@@ -899,8 +922,11 @@ class PiApp(App[int], inherit_bindings=False):
             self.ext.run_command(text)
             return
         if self.session is None:
-            editor.set_text(text)
-            self.show_status("Still starting up…")
+            if text.startswith("!"):  # a shell command is not a message: it waits in the editor
+                editor.set_text(text)
+                self.show_status("Still starting up…")
+            else:
+                self._queue_early_prompt(text)
             return
         from pi_app.tui.user_bash import flush_pending_bash, run_user_bash
 

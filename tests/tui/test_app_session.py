@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import asyncio
+import threading
 from pathlib import Path
 
 from pi_app.ai.testing import delay, hang, text
 from pi_app.ai.types import AssistantMessage, TextContent, Usage, UserMessage
 from pi_app.tui.app import PiApp
 from pi_app.tui.blocks import AssistantBlock, UserBlock
-from tests.tui.fakes import history_session_factory
+from tests.tui.fakes import fake_session_factory, history_session_factory
 from tests.tui.helpers import wait_for
-from tests.tui.test_app_flows import make_app, notes, started
+from tests.tui.test_app_flows import make_app, notes, started, users
 
 
 async def test_a_resumed_session_shows_its_messages_and_fills_prompt_history(tmp_path: Path) -> None:
@@ -136,3 +138,52 @@ async def test_a_bang_command_during_a_turn_waits_in_the_pending_area(tmp_path: 
         kinds = [b.kind for b in app.transcript.blocks if b.kind in ("user-bash", "user")]
         assert kinds == ["user", "user-bash", "user"]
         assert "side-9" in str(provider.calls[-1].context.messages)
+
+
+def _held_factory(tmp_path: Path, script, *, fail: bool = False):  # type: ignore[no-untyped-def]
+    """A session factory that waits for ``release`` (a slow start-up), then builds or fails."""
+    factory, provider = fake_session_factory(str(tmp_path), script)
+    release = threading.Event()
+
+    async def held() -> object:
+        await asyncio.to_thread(release.wait, 30)
+        if fail:
+            raise RuntimeError("models.json is broken")
+        return await factory()
+
+    return held, provider, release
+
+
+async def test_messages_submitted_before_the_session_is_ready_are_sent_once_it_is(tmp_path: Path) -> None:
+    held, provider, release = _held_factory(tmp_path, [[text("First reply.")], [text("Second reply.")]])
+    app = PiApp(session_factory=held, cwd=str(tmp_path), animate=False, agent_dir=tmp_path / "agent")
+    async with app.run_test(size=(90, 30)) as pilot:
+        await pilot.pause()
+        await pilot.press(*"early one", "enter")
+        await pilot.press(*"early two", "enter")
+        assert app.session is None
+        assert app.editor.text == ""
+        pending = str(app.pending.render())
+        assert "early one" in pending and "early two" in pending
+        assert "queued until the session is ready" in notes(app)
+        release.set()
+        await wait_for(pilot, lambda: "Second reply." in notes(app) and not app.is_working)
+        assert [call.context.messages[-1].content[0].text for call in provider.calls] == [
+            "early one",
+            "early two",
+        ]
+        assert users(app) == ["early one", "early two"]
+        assert str(app.pending.render()) == ""
+
+
+async def test_messages_submitted_before_a_failed_start_go_back_to_the_editor(tmp_path: Path) -> None:
+    held, provider, release = _held_factory(tmp_path, [], fail=True)
+    app = PiApp(session_factory=held, cwd=str(tmp_path), animate=False, agent_dir=tmp_path / "agent")
+    async with app.run_test(size=(90, 30)) as pilot:
+        await pilot.pause()
+        await pilot.press(*"keep me", "enter")
+        release.set()
+        await wait_for(pilot, lambda: "Error: models.json is broken" in notes(app))
+        assert app.editor.text == "keep me"
+        assert str(app.pending.render()) == ""
+        assert provider.calls == []
