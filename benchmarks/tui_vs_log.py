@@ -119,7 +119,8 @@ def first_paint(rounds: int) -> None:
         home = PiHome.make(Path(tmp))
         home.point_at(server.base_url)
         env = home.env()
-        env.pop("PYTHONDONTWRITEBYTECODE", None)  # an installed pi has its .pyc files (see startup.py)
+        env.pop("PYTHONDONTWRITEBYTECODE", None)  # an installed pi has its .pyc files (see startup.py);
+        os.environ.pop("PYTHONDONTWRITEBYTECODE", None)  # the pty child starts from os.environ plus env
         header: list[tuple[float, float]] = []
         ready: list[tuple[float, float]] = []
         bare: list[tuple[float, float]] = []
