@@ -77,6 +77,8 @@ class _ListState:
     suggestions: Suggestions
     mode: str  # "regular" | "force"
     top: int = 0
+    source: tuple[tuple[str, ...], int, int] | None = None
+    """The lines and cursor the suggestions were computed for (None: not known)."""
 
 
 class PromptEditor(Widget, can_focus=True):
@@ -422,9 +424,15 @@ class PromptEditor(Widget, can_focus=True):
         elif kb.matches(press, "tui.select.pageDown"):
             state.suggestions.selected = min(max(0, count - 1), state.suggestions.selected + limit)
         elif kb.matches(press, "tui.input.tab"):
+            if not self._list_is_current():
+                self._accept_when_current(confirm=False)
+                return True
             self._accept(submit=False, via_tab=True)
             return True
         elif kb.matches(press, "tui.select.confirm"):
+            if not self._list_is_current():  # keys outran the list: Enter acts on what was typed
+                self._accept_when_current(confirm=True)
+                return True
             self._accept(submit=state.suggestions.kind == "command", submit_if_empty=True)
             return True
         else:
@@ -639,12 +647,48 @@ class PromptEditor(Widget, can_focus=True):
                 self._list = None
                 self._invalidate()
             return
+        source = (tuple(lines), line, col)
         if mode == "force" and result.kind in ("path", "file") and len(result.items) == 1:
-            self._list = _ListState(result, mode)
+            self._list = _ListState(result, mode, source=source)
             self._accept(submit=False, via_tab=True)
             return
-        self._list = _ListState(result, mode)
+        self._list = _ListState(result, mode, source=source)
         self._invalidate()
+
+    def _source(self) -> tuple[tuple[str, ...], int, int]:
+        buffer = self.buffer
+        return tuple(buffer.lines), buffer.cursor_line, buffer.cursor_col
+
+    def _list_is_current(self) -> bool:
+        state = self._list
+        return state is None or state.source is None or state.source == self._source()
+
+    def _accept_when_current(self, *, confirm: bool) -> None:
+        """Enter or Tab while the list still shows an older text: ask again, then accept."""
+        state = self._list
+        mode = state.mode if state is not None else "regular"
+        self._request_id += 1  # fetches already on their way would show the old list again
+        if self._cancel is not None:
+            self._cancel.set()
+        self.run_worker(self._fetch_then_accept(mode, confirm), group="autocomplete", exit_on_error=False)
+
+    async def _fetch_then_accept(self, mode: str, confirm: bool) -> None:
+        provider = self.autocomplete
+        assert provider is not None
+        source = self._source()
+        cancel = self._cancel = asyncio.Event()
+        result = await provider.get_suggestions(
+            list(source[0]), source[1], source[2], force=mode == "force", cancel=cancel
+        )
+        if self._source() != source:
+            return
+        usable = result is not None and (result.items or result.kind == "command")
+        self._list = _ListState(result, mode, source=source) if usable else None
+        kind = result.kind if result is not None else None
+        if confirm:
+            self._accept(submit=kind == "command", submit_if_empty=True)
+        else:
+            self._accept(submit=False, via_tab=True)
 
     def _accept(self, *, submit: bool, via_tab: bool = False, submit_if_empty: bool = False) -> None:
         state = self._list
