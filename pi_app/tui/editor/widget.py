@@ -13,6 +13,7 @@ The widget is thin: text, cursor, undo, kill ring, paste markers and history are
   actions are posted to the app as ``PromptEditor.ActionRequested``; every key goes through the
   effective ``Keybindings``, so a remapped key works everywhere;
 * autocomplete requests: asynchronous, newest request wins, file searches debounced (R-AC-08);
+  Enter or Tab while the list still shows an older text asks again first and acts on the answer;
 * the IME anchor: ``App.cursor_position`` follows the caret while the editor has focus and no
   list is open (R-IME-02, via ``editor/cursor.publish_caret``).
 
