@@ -16,6 +16,10 @@ every later full collection and at exit, is work without result; the few cycles 
 garbage stay in memory until exit instead (well under a MiB). Objects made during the run are
 collected as usual.
 
+In print, JSON and RPC mode an unexpected internal exception (a bug) is one stderr line
+``Error: <message>`` and exit status 1; ``--verbose`` adds the traceback. Whatever the session had
+appended stays in its file (entries are appended line by line, never rewritten).
+
 As pi 0.73.1: ``-r`` with ``-p`` or ``--mode json`` shows the session picker on the terminal before
 the run (no terminal, or nothing picked: ``No session selected`` and exit status 0). SIGHUP and
 SIGTERM kill the bash tool's process groups before pi ends (spec 50 R-BASH-09).
@@ -85,7 +89,8 @@ Options:
   --approve, -a                  Trust this project's .pi resources for this run
   --export <file> [output]       Export a session file to HTML and exit
   --list-models [search]         List available models (optional fuzzy search)
-  --verbose                      Verbose start-up (overrides the quietStartup setting)
+  --verbose                      Verbose start-up (overrides the quietStartup setting); tracebacks
+                                 of internal errors in print, JSON and RPC mode
   --offline                      Disable start-up network operations (same as PI_OFFLINE=1)
   --help, -h                     Show this help
   --version, -v                  Show the version
@@ -312,12 +317,17 @@ def run(args: LaunchOptions) -> int:
     if args.resume and args.mode != "rpc" and headless and not _pick_session_to_resume(args):
         sys.stderr.write("No session selected\n")
         return 0
-    if args.mode == "rpc":
-        from pi_app.modes.rpc.server import run_rpc_mode
+    if args.mode == "rpc" or headless:
+        try:
+            if args.mode == "rpc":
+                from pi_app.modes.rpc.server import run_rpc_mode
 
-        return asyncio.run(run_rpc_mode(args))
-    if headless:
-        return asyncio.run(_run_headless(args))
+                return asyncio.run(run_rpc_mode(args))
+            return asyncio.run(_run_headless(args))
+        except Exception as exc:  # a bug, not bad input: one line instead of a traceback
+            from pi_app.modes.console import report_unexpected_error
+
+            return report_unexpected_error(exc, verbose=args.verbose)
     from pi_app.tui.app import run_interactive
 
     return run_interactive(args)

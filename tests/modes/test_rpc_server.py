@@ -214,3 +214,36 @@ async def test_an_internal_error_ends_with_one_error_line_and_status_1(cwd: str)
     assert await asyncio.wait_for(h.task, 10) == 1
     last = h.lines()[-1]
     assert last["success"] is False and last["error"] == "Internal error: dispatch exploded"
+
+
+async def test_a_bug_while_handling_a_command_answers_that_command_and_serving_goes_on(
+    cwd: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    h = await make_harness(cwd, [[text("still answering")]])
+
+    def broken_images(images: object) -> None:
+        raise RuntimeError("images exploded")
+
+    monkeypatch.setattr("pi_app.modes.rpc.server._images", broken_images)
+    h.server._handlers["get_session_stats"] = _returns_unencodable  # type: ignore[assignment]
+    failed_prompt = await h.request({"id": "p1", "type": "prompt", "message": "hi"})
+    assert failed_prompt == {
+        "type": "response",
+        "id": "p1",
+        "command": "prompt",
+        "success": False,
+        "error": "images exploded",
+    }
+    failed_stats = await h.request({"id": "s1", "type": "get_session_stats"})
+    assert failed_stats["success"] is False and failed_stats["command"] == "get_session_stats"
+    assert len(h.responses("s1")) == 1
+
+    monkeypatch.undo()
+    assert (await h.request({"id": "p2", "type": "prompt", "message": "again"}))["success"] is True
+    await h.wait_for(lambda x: x.get("type") == "agent_end")
+    assert (await h.request({"id": "st", "type": "get_state"}))["success"] is True
+    assert await h.close() == 0
+
+
+async def _returns_unencodable(command: object) -> object:
+    return {"stats": object()}

@@ -107,12 +107,23 @@ class RpcServer:
         self._shutdown_requested.set()
 
     def dispatch(self, record: bytes) -> None:
-        """Parse one record and start its command; parse errors are answered at once."""
+        """Parse one record and start its command; parse errors are answered at once. A bug met while
+        doing so becomes that command's error response, and the server goes on serving."""
         try:
             command = p.parse_command(record)
         except p.CommandError as exc:
             self.send(exc.response)
             return
+        try:
+            self._dispatch_command(command)
+        except Exception as exc:
+            self._send_failure(command, exc)
+
+    def _send_failure(self, command: Any, exc: Exception) -> None:
+        log.debug("rpc command %s failed", command.type, exc_info=True)
+        self.send(p.failure(command.type, command.id, str(exc) or type(exc).__name__))
+
+    def _dispatch_command(self, command: Any) -> None:
         if command.type == "extension_ui_response":
             self.ui.resolve(str(command.id), command.model_dump(exclude_none=True))
             return
@@ -136,11 +147,11 @@ class RpcServer:
                     data = await self._handlers[kind](command)
             else:
                 data = await self._handlers[kind](command)
-        except Exception as exc:  # the client gets one line; the traceback goes to stderr
-            log.debug("rpc command %s failed", kind, exc_info=True)
-            self.send(p.failure(kind, command.id, str(exc) or type(exc).__name__))
-            return
-        self.send(p.success(kind, command.id, data))
+            # inside the try: a reply that cannot be encoded still answers the command (the writer
+            # encodes the whole line before writing any of it)
+            self.send(p.success(kind, command.id, data))
+        except Exception as exc:  # the client gets one line; the traceback goes to the debug log
+            self._send_failure(command, exc)
 
     # -- prompt and queueing ----------------------------------------------------------------------
 
