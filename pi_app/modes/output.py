@@ -4,9 +4,11 @@
 stderr and returns a private handle on the real stdout, so a stray ``print`` in an extension or a
 library lands on stderr instead of corrupting a JSON stream or a print-mode answer.
 
-``LineWriter`` owns that handle: every message is encoded with the project's single line encoder
-(strings are written as they are) and written whole, in call order, and flushed before the next
-one, so large events are never cut or interleaved. A closed pipe ends output quietly.
+``LineWriter`` owns that handle: every message is encoded with the project's single JSON encoder
+(strings are written as they are; ``JsonParts`` are a line already encoded in pieces) and written
+whole, in call order, and flushed before the next one, so large events are never cut or
+interleaved. A closed pipe ends output quietly. Text goes out in slices of ``SLICE_CHARS``
+characters, so a 10 MB line never needs a second 10 MB copy as bytes.
 """
 
 from __future__ import annotations
@@ -16,7 +18,14 @@ import sys
 import threading
 from typing import Any, BinaryIO
 
-from pi_app.ai.codec import encode_line
+from pi_app.ai.codec import encode_json
+
+SLICE_CHARS = 1 << 20
+
+
+class JsonParts(tuple[str, ...]):
+    """One JSON value already encoded, as pieces whose concatenation is the value's text (lets a
+    large value that occurs twice in a line be encoded once; see ``pi_app.modes.serialize``)."""
 
 
 class LineWriter:
@@ -28,13 +37,19 @@ class LineWriter:
         self.closed = False
 
     def write(self, obj: Any) -> None:
-        line = obj if isinstance(obj, str) else encode_line(obj)
-        data = line.encode("utf-8")
+        if isinstance(obj, str):
+            parts: tuple[str, ...] = (obj,)
+        elif isinstance(obj, JsonParts):
+            parts = (*obj, "\n")
+        else:  # encoded before the lock is taken: a value that cannot be encoded writes nothing
+            parts = (encode_json(obj), "\n")
         with self._lock:
             if self.closed:
                 return
             try:
-                self._stream.write(data)
+                for part in parts:
+                    for start in range(0, len(part), SLICE_CHARS):
+                        self._stream.write(part[start : start + SLICE_CHARS].encode("utf-8"))
                 self._stream.flush()
             except (BrokenPipeError, ValueError, OSError):
                 self.closed = True  # the client went away: drop further output quietly

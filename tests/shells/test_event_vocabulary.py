@@ -119,7 +119,8 @@ async def test_json_mode_writes_the_same_type_strings(tmp_path: Path) -> None:
 
 def test_modes_write_through_the_one_line_encoder() -> None:
     """No module of the headless modes encodes protocol output by hand: the one ``LineWriter``
-    (built on ``pi_app.ai.codec.encode_line``) is shared by print, JSON and RPC mode. The RPC
+    (built on ``pi_app.ai.codec.encode_json``, the line encoder's JSON half) is shared by print, JSON
+    and RPC mode; ``serialize`` encodes the parts of an update with it too. The RPC
     client encodes the *commands* it sends, which is the other side of the wire."""
     offenders = []
     for path in sorted((PI_APP / "modes").rglob("*.py")):
@@ -131,6 +132,7 @@ def test_modes_write_through_the_one_line_encoder() -> None:
                     offenders.append(f"{path.relative_to(PI_APP)}:{node.lineno}")
     assert not offenders, offenders
     output = (PI_APP / "modes" / "output.py").read_text()
-    assert "from pi_app.ai.codec import encode_line" in output
+    assert "from pi_app.ai.codec import encode_json" in output
+    assert "from pi_app.ai.codec import encode_json" in (PI_APP / "modes" / "serialize.py").read_text()
     framing = (PI_APP / "modes" / "rpc" / "framing.py").read_text()
     assert "from pi_app.modes.output import LineWriter" in framing
