@@ -199,21 +199,36 @@ def open_session_argument(
 ) -> Any:
     """``--session <path | id prefix>`` (spec 30 R-LIST-06): a path opens (or creates) that file; an id
     prefix opens the first match in this project, or offers to fork a match from another project."""
+    from pi_app.coding.session.manager import SessionManager
+
+    path = session_argument_file(arg, cwd, session_dir, ask, report)
+    return SessionManager.open(path, session_dir, cwd=cwd)
+
+
+def session_argument_file(
+    arg: str,
+    cwd: str,
+    session_dir: str,
+    ask: Callable[[str], bool] = _decline,
+    report: Callable[[str], None] = _log_line,
+) -> str:
+    """The file ``--session <arg>`` opens; a match from another project is forked into this one first
+    (if ``ask`` agrees), and the fork is the file. ``LaunchError`` when nothing matches or on "no"."""
     from pi_app.coding import paths
     from pi_app.coding.session.listing import looks_like_path
     from pi_app.coding.session.manager import SessionManager
 
     if looks_like_path(arg):
-        return SessionManager.open(os.path.abspath(paths.expand_user(arg)), session_dir, cwd=cwd)
+        return os.path.abspath(paths.expand_user(arg))
     match = SessionManager.find_by_prefix(arg, cwd, session_dir)
     if match is None:
         raise LaunchError(f"No session found matching '{arg}'")
     if match.local:
-        return SessionManager.open(match.info.path, session_dir, cwd=cwd)
+        return match.info.path
     report(f"Session found in different project: {match.info.cwd}")
     if not ask("Fork this session into current directory? [y/N]"):
         raise LaunchError("Aborted.", exit_code=0)
-    return SessionManager.fork_from(match.info.path, cwd, session_dir)
+    return str(SessionManager.fork_from(match.info.path, cwd, session_dir).get_session_file())
 
 
 async def load_resources(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
 import pytest
@@ -64,3 +65,37 @@ def test_cli_declining_the_fork_exits_0(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     assert "Session found in different project: /elsewhere" in result.stderr
     assert "Aborted." in result.stderr
+
+
+def test_before_the_app_starts_a_foreign_session_is_offered_on_the_terminal(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The interactive app asks as pi 0.73.1 does: on the terminal, before it takes the screen."""
+    from pi_app.cli import _settle_session_argument, parse_args
+
+    remote = _saved("/elsewhere")
+    here = tmp_path / "here"
+    here.mkdir()
+
+    def settle(argv: list[str], answer: str) -> tuple[int | None, str | None, str]:
+        args = parse_args(argv)
+        args.cwd = str(here)
+        monkeypatch.setattr("sys.stdin", io.StringIO(answer))
+        code = _settle_session_argument(args)
+        return code, args.session, capsys.readouterr().err
+
+    code, _, err = settle(["--session", remote.get_session_id()[:8]], "n\n")
+    assert code == 0 and err.splitlines()[-1].endswith("[y/N] Aborted.")
+    assert "Session found in different project: /elsewhere" in err
+
+    code, chosen, err = settle(["--session", remote.get_session_id()[:8]], "y\n")
+    assert code is None and chosen is not None
+    fork = SessionManager.open(chosen, cwd=str(here))
+    assert (
+        fork.get_header().cwd == str(here) and fork.get_header().parent_session == remote.get_session_file()
+    )
+    assert [m.role for m in fork.build_session_context().messages] == ["user", "assistant"]
+
+    code, _, err = settle(["--session", "01J9"], "")
+    assert code == 1 and err.strip() == "No session found matching '01J9'"
+    assert settle(["--session", "./new.jsonl"], "") == (None, "./new.jsonl", "")  # the app opens paths
