@@ -328,6 +328,8 @@ def run(args: LaunchOptions) -> int:
             from pi_app.modes.console import report_unexpected_error
 
             return report_unexpected_error(exc, verbose=args.verbose)
+        except KeyboardInterrupt:  # Ctrl+C: end by the signal as pi 0.73.1 does, without a traceback
+            return _die_of_signal("SIGINT", 130)
     if args.session and not (args.fork or args.no_session):
         settled = _settle_session_argument(args)
         if settled is not None:
@@ -335,6 +337,15 @@ def run(args: LaunchOptions) -> int:
     from pi_app.tui.app import run_interactive
 
     return run_interactive(args)
+
+
+def _die_of_signal(name: str, fallback_status: int) -> int:
+    import signal
+
+    signum = getattr(signal, name)
+    signal.signal(signum, signal.SIG_DFL)
+    os.kill(os.getpid(), signum)
+    return fallback_status  # reached only where the signal does not end the process
 
 
 def _settle_session_argument(args: LaunchOptions) -> int | None:

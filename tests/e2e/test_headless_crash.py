@@ -6,13 +6,15 @@ raises inside ``AgentSession.prompt``."""
 from __future__ import annotations
 
 import json
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 
-from pi_app.ai.testing import text
+from pi_app.ai.testing import delay, text
 from tests.fakes.llm_server import FakeLLMServer
 from tests.reliability.helpers import PiHome
 
@@ -91,3 +93,18 @@ def test_the_line_names_the_exception_when_its_message_would_not() -> None:
     assert describe_exception(RuntimeError("disk\nfull")) == "disk full"
     assert describe_exception(KeyError("model")) == "KeyError: 'model'"
     assert describe_exception(ValueError()) == "ValueError"
+
+
+def test_ctrl_c_ends_print_mode_by_the_signal_without_a_traceback(tmp_path: Path) -> None:
+    home = PiHome.make(tmp_path)
+    with FakeLLMServer() as server:
+        home.point_at(server.base_url)
+        server.enqueue(delay(30), text("too late"))
+        proc = home.popen("--no-session", "-p", "hi")
+        deadline = time.monotonic() + 60
+        while not server.requests and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.05)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=30)
+    assert proc.returncode == -signal.SIGINT
+    assert b"Traceback" not in err, err.decode()
