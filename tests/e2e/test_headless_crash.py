@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from pi_app.ai.testing import delay, text
+from tests.e2e.helpers import PI
 from tests.fakes.llm_server import FakeLLMServer
 from tests.reliability.helpers import PiHome
 
@@ -100,7 +101,16 @@ def test_ctrl_c_ends_print_mode_by_the_signal_without_a_traceback(tmp_path: Path
     with FakeLLMServer() as server:
         home.point_at(server.base_url)
         server.enqueue(delay(30), text("too late"))
-        proc = home.popen("--no-session", "-p", "hi")
+        proc = subprocess.Popen(
+            [PI, "--no-session", "-p", "hi"],
+            cwd=home.project,
+            env=home.env(),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            # a test run may have left SIGINT ignored, and children inherit that
+            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+        )
         deadline = time.monotonic() + 60
         while not server.requests and time.monotonic() < deadline and proc.poll() is None:
             time.sleep(0.05)
