@@ -247,3 +247,19 @@ async def test_a_bug_while_handling_a_command_answers_that_command_and_serving_g
 
 async def _returns_unencodable(command: object) -> object:
     return {"stats": object()}
+
+
+async def test_an_accepted_prompt_that_fails_is_one_stderr_line_and_serving_goes_on(
+    cwd: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    h = await make_harness(cwd)
+
+    async def broken_prompt(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("prompt exploded")
+
+    monkeypatch.setattr(h.session, "prompt", broken_prompt)
+    assert (await h.request({"id": "p", "type": "prompt", "message": "hi"}))["success"] is True
+    assert (await h.request({"id": "s", "type": "get_state"}))["success"] is True
+    assert len(h.responses("p")) == 1
+    assert await h.close() == 0
+    assert capsys.readouterr().err == "Error: prompt exploded\n"

@@ -37,6 +37,7 @@ from typing import Any
 from pi_app.ai import codec
 from pi_app.ai.types import ImageContent
 from pi_app.coding.messages import message_to_dict
+from pi_app.modes.output import JsonParts
 from pi_app.modes.rpc import protocol as p
 from pi_app.modes.rpc.ext_ui import RpcUIContext
 from pi_app.modes.rpc.framing import LineWriter
@@ -70,7 +71,7 @@ class RpcServer:
 
     # -- output -----------------------------------------------------------------------------------
 
-    def send(self, obj: dict[str, Any]) -> None:
+    def send(self, obj: dict[str, Any] | JsonParts) -> None:
         self.writer.write(obj)
 
     def _on_event(self, event: Any) -> None:
@@ -202,9 +203,9 @@ class RpcServer:
     async def _run_prompt(self, text: str, images: list[ImageContent] | None) -> None:
         try:
             await self.session.prompt(text, images)
-        except Exception as exc:  # accepted prompts report failures through events only
-            log.warning("prompt failed: %s", exc)
-            sys.stderr.write(f"Error: {exc}\n")
+        except Exception as exc:  # accepted prompts already had their one response (R-RPC-12)
+            log.debug("prompt failed", exc_info=True)
+            sys.stderr.write(f"Error: {exc}\n")  # one line; the logger would add a second one
 
     async def _cmd_steer(self, cmd: p.SteerCommand) -> Any:
         self._reject_queued_command(cmd.message)
