@@ -334,6 +334,9 @@ def run(args: LaunchOptions) -> int:
         settled = _settle_session_argument(args)
         if settled is not None:
             return settled
+    import gc
+
+    gc.disable()  # as headless, until the app's first frame is out (``pi_app.tui.app.keep_startup_objects``)
     from pi_app.tui.app import run_interactive
 
     return run_interactive(args)

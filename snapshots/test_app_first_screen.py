@@ -1,10 +1,11 @@
 """The first screen (80x24), as a new user sees it.
 
 What the SVG should show: ``pi v0.1.0`` (``pi`` bold in the accent colour), one line of key hints
-(``escape interrupt · ctrl+c/ctrl+d clear/exit · / commands · ! bash · ctrl+o more``) and how to
-see the full help; an empty editor between two grey rules with the cursor in the first cell; the
-footer with the working directory and ``0.0%/128k (auto)`` on the left and ``fake-model`` on the
-right. Everything on the dark theme's page background.
+(``escape interrupt · ctrl+c/ctrl+d clear/exit · / commands · ! bash · ctrl+o more``), how to
+see the full help and, after a blank line, the tip that pi knows its own docs; an empty editor
+between two grey rules with the cursor in the first cell; the footer with the working directory
+and ``0.0%/128k (auto)`` on the left and ``fake-model`` on the right. Everything on the dark
+theme's page background.
 """
 
 from __future__ import annotations

@@ -397,6 +397,7 @@ class PiApp(App[int], inherit_bindings=False):
         self.call_after_refresh(self._start_agent_thread)
 
     def _start_agent_thread(self) -> None:
+        keep_startup_objects()
         self.run_worker(self.bridge.run, thread=True, group="agent", exit_on_error=False, name="agent")
         self._watch_git_head()
         self.call_later(self._warm_up)
@@ -1071,12 +1072,24 @@ def _light_background() -> bool:
         return False
 
 
+def keep_startup_objects() -> None:
+    """The end of the start-up ``pi`` (``cli.run``) runs without the cyclic garbage collector: what
+    it allocates (modules, classes, the widgets) lives as long as the app, so the collector stops
+    looking at it (``gc.freeze``) and collects again from here. No-op when it was not held off."""
+    import gc
+
+    if not gc.isenabled():
+        gc.freeze()
+        gc.enable()
+
+
 def run_interactive(options: LaunchOptions) -> int:
     """``pi`` with a terminal: probe it, start the app, return its exit status."""
     from pi_app.tui.keys import install_key_parser
 
     install_key_parser()
     if options.resume:  # pi -r: the session picker runs before the app (R-LIST-09)
+        keep_startup_objects()  # a picker the user may browse for long: collect as usual
         from pi_app.tui.selectors.resume_start import choose_session_to_resume
 
         if not choose_session_to_resume(options):

@@ -1,8 +1,9 @@
 """The start-up header's content, built from the effective keybindings and loaded resources.
 
 The collapsed form follows pi 0.73.1's first screen (version, one line of the most used keys, how
-to see more); the expanded form lists every hint R-FOOT-07 asks for and the loaded resources.
-Unbound actions are left out rather than shown with a wrong key (R-KEY-06).
+to see more, a tip: pi can answer questions about itself); the expanded form lists every hint
+R-FOOT-07 asks for and the loaded resources. Unbound actions are left out rather than shown with
+a wrong key (R-KEY-06).
 """
 
 from __future__ import annotations
@@ -12,6 +13,9 @@ from typing import Any
 from pi_app import __version__
 from pi_app.tui import resources
 from pi_app.tui.blocks.startup import HeaderContent
+
+TIP = "pi knows its own docs: ask it how a feature works or how to extend it."
+"""The first screen's tip (pi 0.73.1 shows one with the same advice; the system prompt names the docs)."""
 
 
 def _hints(app: Any) -> list[tuple[str, str]]:
@@ -75,4 +79,5 @@ def build_header(app: Any) -> HeaderContent:
         resources=sections,
         notices=list(getattr(app, "header_notices", [])),
         quiet=quiet,
+        tip=TIP,
     )

@@ -168,9 +168,11 @@ async def test_header_lists_context_files_skills_and_templates(tmp_path: Path) -
     async with app.run_test(size=(100, 60)) as pilot:
         await started(pilot, app)
         assert "Press ctrl+o to show full startup help and loaded resources." in notes(app)
+        assert "pi knows its own docs: ask it how a feature works or how to extend it." in notes(app)
         await pilot.press("ctrl+o")
         await pilot.pause()
         shown = [line.strip() for line in notes(app).splitlines()]
+        assert not any("pi knows its own docs" in line for line in shown)  # the tip is the short form's
         for expected in ("[Context]", "AGENTS.md", "[Skills]", "pdf-tools", "[Prompts]", "/review"):
             assert expected in shown, expected
         assert "shift+tab to cycle thinking level" in shown and "alt+up to edit all queued messages" in shown
@@ -182,6 +184,7 @@ async def test_quiet_startup_keeps_only_the_version_line(tmp_path: Path) -> None
         await started(pilot, app)
         shown = notes(app)
         assert "pi v" in shown and "Press ctrl+o" not in shown and "escape interrupt" not in shown
+        assert "its own docs" not in shown
 
 
 async def test_templates_and_skills_complete_and_expand_before_reaching_the_model(tmp_path: Path) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import threading
 from pathlib import Path
 
@@ -187,3 +188,18 @@ async def test_messages_submitted_before_a_failed_start_go_back_to_the_editor(tm
         assert app.editor.text == "keep me"
         assert str(app.pending.render()) == ""
         assert provider.calls == []
+
+
+async def test_the_collector_held_off_by_the_launcher_runs_again_after_the_first_frame(
+    tmp_path: Path,
+) -> None:
+    gc.collect()
+    gc.disable()  # what cli.run does before it imports the app
+    try:
+        app, _ = make_app(tmp_path)
+        async with app.run_test(size=(90, 30)) as pilot:
+            await started(pilot, app)
+            assert gc.isenabled()
+    finally:
+        gc.enable()
+        gc.unfreeze()

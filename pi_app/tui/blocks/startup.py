@@ -32,6 +32,8 @@ class HeaderContent:
     """(heading, items) sections of loaded resources."""
     notices: list[str] = field(default_factory=list)
     quiet: bool = False
+    tip: str | None = None
+    """One line under the collapsed header (not in quiet or expanded form)."""
 
 
 class StartupHeaderBlock(Block):
@@ -86,6 +88,8 @@ class StartupHeaderBlock(Block):
                 out.append(f" {what}", text_style)
             if c.more_line:
                 out.append("\n" + c.more_line, key_style)
+            if c.tip:
+                out.append("\n\n" + c.tip, text_style)
         for notice in c.notices:
             out.append("\n\n" + notice, text_style)
         return out
@@ -102,4 +106,4 @@ class StartupHeaderBlock(Block):
             return 2
         if self.expanded:
             return 2 + len(c.hints) + sum(2 + len(items) for _, items in c.resources)
-        return 4 + len(c.notices) * 2
+        return 4 + len(c.notices) * 2 + (2 if c.tip else 0)
