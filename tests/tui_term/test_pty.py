@@ -96,7 +96,7 @@ def _intact(term: PtyTerminal) -> None:
 
 def test_kitty_terminal_gets_graphics_commands_and_placeholder_cells(tmp_path: Path) -> None:
     image = _png(tmp_path / "picture.png")
-    term = start(tmp_path, str(image), kitty=True, env={"TERM_PROGRAM": "kitty"})
+    term = start(tmp_path, str(image), size=(60, 24), kitty=True, env={"TERM_PROGRAM": "kitty"})
     try:
         term.wait_for(lambda: any(g.startswith("Ga=T") for g in term.graphics))
         term.settle()
@@ -118,7 +118,7 @@ def test_kitty_terminal_gets_graphics_commands_and_placeholder_cells(tmp_path: P
 
 def test_terminal_without_graphics_gets_half_block_cells(tmp_path: Path) -> None:
     image = _png(tmp_path / "picture.png")
-    term = start(tmp_path, str(image), kitty=False, env={"TERM_PROGRAM": "kitty"})
+    term = start(tmp_path, str(image), size=(60, 24), kitty=False, env={"TERM_PROGRAM": "kitty"})
     try:
         term.wait_for(lambda: "▀" in term.text())
         term.settle()
