@@ -113,6 +113,7 @@ Environment:
   PI_CODING_AGENT_DIR            Config directory (default: ~/.pi/agent)
   PI_CODING_AGENT_SESSION_DIR    Session directory (overridden by --session-dir)
   PI_OFFLINE                     Disable start-up network operations when 1/true/yes
+  PI_SHARE_VIEWER_URL            Where /share links point (default: https://pi.dev/session/)
 
 Custom and local models (Ollama, vLLM, LM Studio): ~/.pi/agent/models.json
 

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import inspect
 import os
+import threading
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -175,9 +176,19 @@ class PiApp(App[int], inherit_bindings=False):
     # -- construction helpers -------------------------------------------------------------------
 
     async def _default_factory(self) -> Any:
-        from pi_app.coding.launch import build_session
+        from pi_app.coding.launch import LaunchHost, build_session
 
-        return await build_session(self.options)
+        return await build_session(self.options, host=LaunchHost(report=self._report_startup_line))
+
+    def _report_startup_line(self, line: str) -> None:
+        """A start-up report from the agent thread (a ``--models`` pattern matching nothing, ``--verbose``
+        resource diagnostics): one warning line in the transcript. The fork question never comes
+        here: ``pi`` asks it on the terminal before the app starts."""
+        text = line.removeprefix("Warning: ")
+        if threading.get_ident() == self._thread_id:
+            self.show_warning(text)
+        else:
+            self.call_from_thread(self.show_warning, text)
 
     def _load_themes(self) -> ThemeManager:
         from pi_app.coding.resources.themes import ThemeError, load_theme_file

@@ -133,3 +133,11 @@ def test_plain_pi_skips_the_parser_with_the_same_result() -> None:
 
     assert parse_args([]) == _parse_with_argparse([])
     assert parse_args([], allow_unknown=True) == _parse_with_argparse([], allow_unknown=True)
+
+
+def test_help_names_the_share_viewer_variable_and_its_default(capsys: pytest.CaptureFixture[str]) -> None:
+    from pi_app.tui.share import DEFAULT_SHARE_VIEWER_URL
+
+    assert main(["--help"]) == 0
+    line = next(line for line in capsys.readouterr().out.splitlines() if "PI_SHARE_VIEWER_URL" in line)
+    assert DEFAULT_SHARE_VIEWER_URL in line
