@@ -266,6 +266,39 @@ def main(argv: Sequence[str] | None = None) -> int:
     return run(args)
 
 
+PYDANTIC_PLUGINS_OFF = ("__all__", "1", "true")  # the values with which pydantic loads no plugin
+
+
+def _skip_pydantic_plugin_loader() -> None:
+    """With every plugin off, pydantic's plugin loader answers "none", but importing it still costs
+    ``importlib.metadata`` (with ``email``, ``zipfile`` …), a noticeable share of ``pi -p``. A small
+    module takes its place and gives that answer; any other name is looked up in pydantic's own
+    loader, loaded then, so a pydantic that asks the loader for more still gets it. Headless runs
+    only (they build pydantic models at once); the full-screen app keeps pydantic's loader."""
+    import types
+
+    name = "pydantic.plugin._loader"
+    if os.environ.get("PYDANTIC_DISABLE_PLUGINS") not in PYDANTIC_PLUGINS_OFF or name in sys.modules:
+        return
+
+    def get_plugins() -> tuple[()]:
+        return ()
+
+    def real_loader_attribute(attribute: str) -> object:
+        from importlib import import_module
+
+        if attribute.startswith("__"):  # the import system's own questions (``__path__`` …)
+            raise AttributeError(attribute)
+        if sys.modules.get(name) is stand_in:
+            del sys.modules[name]
+        return getattr(import_module(name), attribute)
+
+    stand_in = types.ModuleType(name, "pydantic's plugin loader while every plugin is off (pi_app.cli)")
+    stand_in.get_plugins = get_plugins  # type: ignore[attr-defined]
+    stand_in.__getattr__ = real_loader_attribute  # type: ignore[attr-defined]
+    sys.modules[name] = stand_in
+
+
 def install_exit_signal_handlers() -> None:
     """On SIGHUP or SIGTERM, kill the bash tool's process groups, then die of that signal as before.
 
@@ -432,6 +465,7 @@ async def _run_headless(args: LaunchOptions) -> int:
     import gc
 
     gc.disable()  # until _keep_startup_objects: start-up allocates mostly what it keeps
+    _skip_pydantic_plugin_loader()
     try:
         from pi_app.coding.launch import LaunchError, build_session, finish_extensions, first_message_parts
         from pi_app.modes.console import terminal_host

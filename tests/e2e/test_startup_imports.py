@@ -4,12 +4,13 @@ Speed itself is measured in ``benchmarks/startup.py``; this only pins the module
 run must not import: the extension machinery when there are no extensions, the tools that are off
 by default, the compaction planner and summariser (a turn only checks the estimate), package
 resolution when no package is listed, the diff engine's ``difflib`` (an edit is what needs it),
-the working parts of the built-in tools and tree navigation (their first use loads them), anyio
+pydantic's plugin scan (``importlib.metadata``), the working parts of the built-in tools and tree navigation (their first use loads them), anyio
 (httpcore runs on plain asyncio) and the Textual app.
 """
 
 from __future__ import annotations
 
+import os
 import subprocess
 from pathlib import Path
 
@@ -40,6 +41,7 @@ NOT_NEEDED = (
     "pi_app.coding.tools.images",
     "pi_app.coding.tools.shell",
     "pi_app.coding.tools.output_accumulator",
+    "importlib.metadata",  # pydantic's plugin scan, skipped while every plugin is off
     "anyio._backends",  # httpcore runs on plain asyncio (pi_app.ai.http.asyncio_backend)
     "anyio._core",
     "anyio.streams",
@@ -63,3 +65,31 @@ def test_print_mode_without_extensions_imports_only_what_it_uses(llm_server, pro
     assert "pi_app.coding.tools.bash" in imported  # the listing is real
     loaded = sorted(m for m in imported if any(m == n or m.startswith(n + ".") for n in NOT_NEEDED))
     assert loaded == []
+
+
+def test_pydantic_plugin_loader_stand_in_answers_like_pydantics_own() -> None:
+    """With every plugin off pi puts a stand-in for pydantic's plugin loader: no plugins, models
+    build and validate, and any other name still comes from pydantic's own loader."""
+    script = (
+        "import sys\n"
+        "from pi_app.cli import _skip_pydantic_plugin_loader\n"
+        "_skip_pydantic_plugin_loader()\n"
+        "import pydantic\n"
+        "class M(pydantic.BaseModel):\n"
+        "    x: int\n"
+        "assert M.model_validate({'x': '3'}).x == 3\n"
+        "from pydantic.plugin._loader import get_plugins\n"
+        "assert tuple(get_plugins()) == ()\n"
+        "print('importlib.metadata' in sys.modules)\n"
+        "from pydantic.plugin._loader import PYDANTIC_ENTRY_POINT_GROUP\n"
+        "print(PYDANTIC_ENTRY_POINT_GROUP)\n"
+    )
+    proc = subprocess.run(
+        [str(Path(PI).with_name("python")), "-c", script],
+        env=dict(os.environ, PYDANTIC_DISABLE_PLUGINS="__all__"),  # as ``pi`` sets it by default
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.split() == ["False", "pydantic"]
