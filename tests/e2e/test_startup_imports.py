@@ -4,8 +4,9 @@ Speed itself is measured in ``benchmarks/startup.py``; this only pins the module
 run must not import: the extension machinery when there are no extensions, the tools that are off
 by default, the compaction planner and summariser (a turn only checks the estimate), package
 resolution when no package is listed, the diff engine's ``difflib`` (an edit is what needs it),
-pydantic's plugin scan (``importlib.metadata``), the working parts of the built-in tools and tree navigation (their first use loads them), anyio
-(httpcore runs on plain asyncio) and the Textual app.
+pydantic's plugin scan (``importlib.metadata``), the working parts of the built-in tools, tree
+navigation and session listing (their first use loads them), anyio (httpcore runs on plain
+asyncio) and the Textual app.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ NOT_NEEDED = (
     "pi_app.coding.resources.packages",
     "difflib",
     "pi_app.coding.tree_navigation",  # the first tree operation loads it
+    "pi_app.coding.session.listing",  # opening or listing sessions loads it
     "pi_app.coding.tools.edit_diff",  # a tool's working parts load with its first call
     "pi_app.coding.tools.mutation_queue",
     "pi_app.coding.tools.read_scan",

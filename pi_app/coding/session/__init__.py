@@ -1,5 +1,11 @@
-"""Session persistence: pi's v3 JSONL format, the entry tree, context building and listing."""
+"""Session persistence: pi's v3 JSONL format, the entry tree, context building and listing.
 
+The listing names load on first use (a new session never lists; start-up cost).
+"""
+
+from typing import TYPE_CHECKING
+
+from pi_app.coding.lazy_exports import lazy_exports
 from pi_app.coding.session.context import SessionContext, build_session_context
 from pi_app.coding.session.format import (
     CURRENT_SESSION_VERSION,
@@ -20,7 +26,6 @@ from pi_app.coding.session.format import (
     new_entry_id,
     new_session_id,
 )
-from pi_app.coding.session.listing import SessionInfo, SessionMatch, looks_like_path
 from pi_app.coding.session.manager import EntryNotFoundError, SessionManager, SessionTreeNode
 from pi_app.coding.session.storage import (
     InMemorySessionStorage,
@@ -28,6 +33,11 @@ from pi_app.coding.session.storage import (
     SessionStorage,
     SessionWriteError,
 )
+
+if TYPE_CHECKING:
+    from pi_app.coding.session.listing import SessionInfo, SessionMatch, looks_like_path
+
+_LAZY_EXPORTS = {"SessionInfo": "listing", "SessionMatch": "listing", "looks_like_path": "listing"}
 
 __all__ = [
     "CURRENT_SESSION_VERSION",
@@ -60,3 +70,5 @@ __all__ = [
     "new_entry_id",
     "new_session_id",
 ]
+
+__getattr__ = lazy_exports(__name__, _LAZY_EXPORTS, globals())

@@ -23,13 +23,12 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pi_app.agent.types import AgentMessage
 from pi_app.ai.codec import to_json_value
 from pi_app.coding import paths
 from pi_app.coding.messages import message_to_dict
-from pi_app.coding.session import listing
 from pi_app.coding.session.context import SessionContext, build_session_context, path_to
 from pi_app.coding.session.format import (
     CorruptLine,
@@ -49,13 +48,24 @@ from pi_app.coding.session.format import (
     parse_session_text,
     session_file_name,
 )
-from pi_app.coding.session.listing import ProgressCallback, SessionInfo, SessionMatch
 from pi_app.coding.session.storage import (
     InMemorySessionStorage,
     JsonlSessionStorage,
     SessionStorage,
     SessionWriteError,
 )
+
+if TYPE_CHECKING:
+    from pi_app.coding.session.listing import ProgressCallback, SessionInfo, SessionMatch
+
+
+def _listing() -> Any:
+    """Session listing and header reading, loaded when a run opens or lists sessions (a new session
+    never does; start-up cost)."""
+    from pi_app.coding.session import listing
+
+    return listing
+
 
 STORED_ROLES = frozenset({"user", "assistant", "toolResult", "bashExecution", "custom"})
 
@@ -140,7 +150,7 @@ class SessionManager:
     ) -> SessionManager:
         """Open ``path`` (created on first assistant reply if it does not exist)."""
         path = os.path.abspath(str(path))
-        header = listing.read_header(path, storage)
+        header = _listing().read_header(path, storage)
         header_cwd = header.get("cwd") if header else None
         the_cwd = header_cwd if isinstance(header_cwd, str) and header_cwd else (cwd or os.getcwd())
         return cls(the_cwd, session_dir or os.path.dirname(path), session_file=path, storage=storage)
@@ -154,7 +164,7 @@ class SessionManager:
         cls, cwd: str, session_dir: str | Path | None = None, storage: SessionStorage | None = None
     ) -> SessionManager:
         directory = str(session_dir or paths.resolve_session_dir(cwd))
-        recent = listing.find_most_recent_session(directory, storage)
+        recent = _listing().find_most_recent_session(directory, storage)
         if recent is not None:
             return cls.open(recent, directory, cwd=cwd, storage=storage)
         return cls(cwd, directory, storage=storage)
@@ -168,13 +178,13 @@ class SessionManager:
         storage: SessionStorage | None = None,
     ) -> list[SessionInfo]:
         directory = str(session_dir or paths.resolve_session_dir(cwd))
-        return listing.list_sessions_in(directory, storage, on_progress)
+        return _listing().list_sessions_in(directory, storage, on_progress)
 
     @classmethod
     def list_all(
         cls, on_progress: ProgressCallback | None = None, storage: SessionStorage | None = None
     ) -> list[SessionInfo]:
-        return listing.list_all_sessions(None, storage, on_progress)
+        return _listing().list_all_sessions(None, storage, on_progress)
 
     @classmethod
     def find_by_prefix(
@@ -186,7 +196,7 @@ class SessionManager:
     ) -> SessionMatch | None:
         """Resolve ``--session <id-prefix>``: current project first, then every project (R-LIST-06)."""
         directory = str(session_dir or paths.resolve_session_dir(cwd))
-        return listing.find_session_by_prefix(prefix, directory, storage)
+        return _listing().find_session_by_prefix(prefix, directory, storage)
 
     @classmethod
     def for_session_id(
@@ -199,7 +209,7 @@ class SessionManager:
         """``--session-id <id>`` (R-LIST-07): the project session with exactly that id, else a new
         session that will carry it."""
         directory = str(session_dir or paths.resolve_session_dir(cwd))
-        for info in listing.list_sessions_in(directory, storage):
+        for info in _listing().list_sessions_in(directory, storage):
             if info.id == session_id:
                 return cls.open(info.path, directory, cwd=cwd, storage=storage)
         manager = cls(cwd, directory, storage=storage)
