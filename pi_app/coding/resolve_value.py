@@ -23,10 +23,15 @@ import re
 import subprocess
 import threading
 from collections.abc import Awaitable, Callable, Mapping
+from functools import cache
 
 COMMAND_TIMEOUT_S = 10.0
 
-_VAR_PATTERN = re.compile(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
+
+@cache  # compiled when a value first holds a "$" (start-up cost)
+def _var_pattern() -> re.Pattern[str]:
+    return re.compile(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
+
 
 _command_cache: dict[str, str | None] = {}
 _command_locks: dict[str, threading.Lock] = {}
@@ -88,8 +93,8 @@ def resolve_value(value: str | None, env: Mapping[str, str] | None = None) -> st
     environ = os.environ if env is None else env
     if is_command(value):
         return _command_value(value[1:].strip())
-    if "$" in value and _VAR_PATTERN.search(value):
-        result = _VAR_PATTERN.sub(lambda m: environ.get(m.group(1) or m.group(2), "") or "", value)
+    if "$" in value and _var_pattern().search(value):
+        result = _var_pattern().sub(lambda m: environ.get(m.group(1) or m.group(2), "") or "", value)
         return result or None
     from_env = environ.get(value)
     if from_env:
@@ -126,10 +131,10 @@ async def resolve_value_in(value: str | None, lookup: Callable[[str], Awaitable[
         return None
     if is_command(value):
         return await resolve_value_async(value)
-    if "$" in value and _VAR_PATTERN.search(value):
+    if "$" in value and _var_pattern().search(value):
         parts: list[str] = []
         last = 0
-        for match in _VAR_PATTERN.finditer(value):
+        for match in _var_pattern().finditer(value):
             parts.append(value[last : match.start()])
             parts.append(await lookup(match.group(1) or match.group(2)) or "")
             last = match.end()

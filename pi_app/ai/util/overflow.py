@@ -7,6 +7,7 @@ when it is true. A 429 is never an overflow.
 from __future__ import annotations
 
 import re
+from functools import cache
 from typing import Any
 
 _PATTERNS = [
@@ -28,8 +29,13 @@ _PATTERNS = [
     r"too many tokens",
     r"token limit exceeded",
 ]
-_OVERFLOW = re.compile("|".join(f"(?:{p})" for p in _PATTERNS), re.IGNORECASE)
-_CEREBRAS = re.compile(r"^4(00|13)\s*(status code)?\s*\(no body\)", re.IGNORECASE)
+
+
+@cache  # compiled on the first failed reply: most runs never have one (start-up cost)
+def _overflow_patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    overflow = re.compile("|".join(f"(?:{p})" for p in _PATTERNS), re.IGNORECASE)
+    cerebras = re.compile(r"^4(00|13)\s*(status code)?\s*\(no body\)", re.IGNORECASE)
+    return overflow, cerebras
 
 
 def is_context_overflow(message: Any, context_window: int | None = None) -> bool:
@@ -38,7 +44,8 @@ def is_context_overflow(message: Any, context_window: int | None = None) -> bool
         text = getattr(message, "error_message", None) or ""
         if text.startswith("429"):
             return False
-        return bool(_OVERFLOW.search(text) or _CEREBRAS.search(text))
+        overflow, cerebras = _overflow_patterns()
+        return bool(overflow.search(text) or cerebras.search(text))
     if context_window and stop == "stop":
         usage = getattr(message, "usage", None)
         if usage is not None:

@@ -7,16 +7,20 @@ from __future__ import annotations
 
 import asyncio
 import re
+from functools import cache
 from typing import Any
 
 from pi_app.ai.util.overflow import is_context_overflow
 
-_RETRYABLE = re.compile(
-    r"overloaded|rate.?limit|too many requests|429|500|502|503|504|service.?unavailable|server.?error"
-    r"|internal.?error|connection.?error|connection.?refused|other side closed|fetch failed"
-    r"|upstream.?connect|reset before headers|terminated|retry delay",
-    re.IGNORECASE,
-)
+
+@cache  # compiled on the first failed reply: most runs never have one (start-up cost)
+def _retryable_pattern() -> re.Pattern[str]:
+    return re.compile(
+        r"overloaded|rate.?limit|too many requests|429|500|502|503|504|service.?unavailable|server.?error"
+        r"|internal.?error|connection.?error|connection.?refused|other side closed|fetch failed"
+        r"|upstream.?connect|reset before headers|terminated|retry delay",
+        re.IGNORECASE,
+    )
 
 
 def is_retryable_error(message: Any, context_window: int | None = None) -> bool:
@@ -25,7 +29,7 @@ def is_retryable_error(message: Any, context_window: int | None = None) -> bool:
     text = getattr(message, "error_message", None) or ""
     if not text or is_context_overflow(message, context_window):
         return False
-    return bool(_RETRYABLE.search(text))
+    return bool(_retryable_pattern().search(text))
 
 
 def backoff_delay_ms(base_delay_ms: int, attempt: int) -> int:
