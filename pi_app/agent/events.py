@@ -22,22 +22,30 @@ from pi_app.ai import codec
 
 @dataclass(frozen=True)
 class AgentStartEvent:
+    """A run of the agent loop begins."""
+
     type: ClassVar[str] = "agent_start"
 
 
 @dataclass(frozen=True)
 class AgentEndEvent:
+    """The run is over; ``messages`` are the ones it added."""
+
     messages: list[AgentMessage] = field(default_factory=list)
     type: ClassVar[str] = "agent_end"
 
 
 @dataclass(frozen=True)
 class TurnStartEvent:
+    """A turn (one reply plus its tool calls) begins."""
+
     type: ClassVar[str] = "turn_start"
 
 
 @dataclass(frozen=True)
 class TurnEndEvent:
+    """The turn is over: the reply and its tool results."""
+
     message: Any
     tool_results: list[Any] = field(default_factory=list)
     type: ClassVar[str] = "turn_end"
@@ -45,12 +53,16 @@ class TurnEndEvent:
 
 @dataclass(frozen=True)
 class MessageStartEvent:
+    """A message enters the conversation (a reply: as it starts streaming)."""
+
     message: AgentMessage
     type: ClassVar[str] = "message_start"
 
 
 @dataclass(frozen=True)
 class MessageUpdateEvent:
+    """The streaming reply changed; ``assistant_message_event`` says how."""
+
     message: AgentMessage
     assistant_message_event: Any
     type: ClassVar[str] = "message_update"
@@ -58,12 +70,16 @@ class MessageUpdateEvent:
 
 @dataclass(frozen=True)
 class MessageEndEvent:
+    """The message is complete."""
+
     message: AgentMessage
     type: ClassVar[str] = "message_end"
 
 
 @dataclass(frozen=True)
 class ToolExecutionStartEvent:
+    """A tool call starts running."""
+
     tool_call_id: str
     tool_name: str
     args: Any
@@ -72,6 +88,8 @@ class ToolExecutionStartEvent:
 
 @dataclass(frozen=True)
 class ToolExecutionUpdateEvent:
+    """A running tool reported partial output."""
+
     tool_call_id: str
     tool_name: str
     args: Any
@@ -81,6 +99,8 @@ class ToolExecutionUpdateEvent:
 
 @dataclass(frozen=True)
 class ToolExecutionEndEvent:
+    """A tool call finished with its result (``is_error`` when it raised)."""
+
     tool_call_id: str
     tool_name: str
     result: AgentToolResult

@@ -79,6 +79,8 @@ def exception_text(exc: BaseException) -> str:
 
 @dataclass
 class ToolBatch:
+    """The results of one reply's tool calls, and whether a tool ended the run."""
+
     messages: list[ToolResultMessage] = field(default_factory=list)
     terminate: bool = False
 

@@ -72,6 +72,8 @@ def message_class_for_role(role: str) -> type | None:
 
 @dataclass
 class AgentToolResult:
+    """What a tool returns: content for the model, ``details`` for the UI."""
+
     content: list[TextContent | ImageContent] = field(default_factory=list)
     details: Any = None
     terminate: bool = False
@@ -107,6 +109,8 @@ class AgentTool(Protocol):
 
 @dataclass
 class AgentContext:
+    """The agent's view of a conversation: system prompt, messages and tools."""
+
     system_prompt: str = ""
     messages: list[AgentMessage] = field(default_factory=list)
     tools: list[Any] | None = None
@@ -114,6 +118,8 @@ class AgentContext:
 
 @dataclass
 class BeforeToolCallContext:
+    """What the ``before_tool_call`` hook sees."""
+
     assistant_message: AssistantMessage
     tool_call: ToolCall
     args: Any
@@ -122,6 +128,8 @@ class BeforeToolCallContext:
 
 @dataclass
 class BeforeToolCallResult:
+    """The ``before_tool_call`` hook's answer: block the call, or end the run."""
+
     block: bool = False
     reason: str | None = None
     terminate: bool = False
@@ -129,6 +137,8 @@ class BeforeToolCallResult:
 
 @dataclass
 class AfterToolCallContext:
+    """What the ``after_tool_call`` hook sees."""
+
     assistant_message: AssistantMessage
     tool_call: ToolCall
     args: Any
@@ -139,6 +149,8 @@ class AfterToolCallContext:
 
 @dataclass
 class AfterToolCallResult:
+    """The ``after_tool_call`` hook's changes to the result (None keeps a field)."""
+
     content: list[Any] | None = None
     details: Any = None
     is_error: bool | None = None
@@ -147,6 +159,8 @@ class AfterToolCallResult:
 
 @dataclass
 class TurnContext:
+    """What the end-of-turn hook sees."""
+
     message: AssistantMessage
     tool_results: list[ToolResultMessage]
     context: AgentContext
@@ -155,6 +169,8 @@ class TurnContext:
 
 @dataclass
 class AgentLoopTurnUpdate:
+    """Changes the end-of-turn hook makes for the next turn (None keeps a field)."""
+
     context: AgentContext | None = None
     model: Model | None = None
     thinking_level: AgentThinkingLevel | None = None

@@ -275,6 +275,8 @@ def create_provider(
 
 @dataclass
 class ModelsRefreshResult:
+    """Providers whose model lists were refreshed, and the errors of the others."""
+
     refreshed: list[str] = field(default_factory=list)
     errors: dict[str, ModelsError] = field(default_factory=dict)
 

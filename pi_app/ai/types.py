@@ -35,6 +35,8 @@ Transport: TypeAlias = Literal["sse", "websocket", "websocket-cached", "auto"]
 
 @dataclass
 class TextContent:
+    """A text block of a message."""
+
     text: str = ""
     text_signature: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
@@ -44,6 +46,8 @@ class TextContent:
 
 @dataclass
 class ThinkingContent:
+    """A reasoning block of an assistant message (``redacted``: encrypted by the provider)."""
+
     thinking: str = ""
     thinking_signature: str | None = None
     redacted: bool | None = None
@@ -54,6 +58,8 @@ class ThinkingContent:
 
 @dataclass
 class ImageContent:
+    """An image block: base64 ``data`` of type ``mime_type``."""
+
     data: str = ""
     mime_type: str = "image/png"
     extra: dict[str, Any] = field(default_factory=dict)
@@ -63,6 +69,8 @@ class ImageContent:
 
 @dataclass
 class ToolCall:
+    """A tool call of an assistant message; ``arguments`` as parsed from the model's JSON."""
+
     id: str = ""
     name: str = ""
     arguments: dict[str, Any] = field(default_factory=dict)
@@ -106,6 +114,8 @@ class Cost:
 
 @dataclass
 class Usage:
+    """Token counts and cost of one reply."""
+
     input: int = 0
     output: int = 0
     cache_read: int = 0
@@ -124,6 +134,8 @@ class Usage:
 
 @dataclass
 class UserMessage:
+    """A user turn: a string or a list of text and image blocks."""
+
     content: str | list[Any] = field(default_factory=list)
     timestamp: int = 0
     extra: dict[str, Any] = field(default_factory=dict)
@@ -133,6 +145,8 @@ class UserMessage:
 
 @dataclass
 class AssistantMessage:
+    """A model reply with its usage, stop reason and (on failure) error message."""
+
     content: list[Any] = field(default_factory=list)
     api: Api = ""
     provider: ProviderId = ""
@@ -151,6 +165,8 @@ class AssistantMessage:
 
 @dataclass
 class ToolResultMessage:
+    """The result of one tool call, sent back to the model."""
+
     tool_call_id: str = ""
     tool_name: str = ""
     content: list[Any] = field(default_factory=list)
@@ -185,6 +201,8 @@ class ModelCost:
 
 @dataclass
 class Model:
+    """One model of a provider: where and how to call it, what it can take and what it costs."""
+
     id: str
     name: str = ""
     api: Api = "openai-completions"
@@ -221,6 +239,8 @@ class Tool:
 
 @dataclass
 class Context:
+    """What a request sends: system prompt, messages and tools."""
+
     system_prompt: str | None = None
     messages: list[Message] = field(default_factory=list)
     tools: list[Tool] | None = None
@@ -238,6 +258,8 @@ ResponseHook: TypeAlias = Callable[[int, Mapping[str, str]], "None | Awaitable[N
 
 @dataclass
 class StreamOptions:
+    """Per-request options common to every API."""
+
     temperature: float | None = None
     max_tokens: int | None = None
     signal: AbortSignal | None = None
@@ -260,6 +282,8 @@ class StreamOptions:
 
 @dataclass
 class SimpleStreamOptions(StreamOptions):
+    """``StreamOptions`` plus a provider-neutral reasoning level."""
+
     reasoning: ThinkingLevel | None = None
     thinking_budgets: dict[str, int] | None = None
 
@@ -271,12 +295,16 @@ class SimpleStreamOptions(StreamOptions):
 
 @dataclass
 class StartEvent:
+    """The stream has started; ``partial`` is the message being built."""
+
     partial: AssistantMessage
     type: ClassVar[str] = "start"
 
 
 @dataclass
 class TextStartEvent:
+    """A text block starts at ``content_index``."""
+
     content_index: int
     partial: AssistantMessage
     type: ClassVar[str] = "text_start"
@@ -284,6 +312,8 @@ class TextStartEvent:
 
 @dataclass
 class TextDeltaEvent:
+    """More text for the block at ``content_index``."""
+
     content_index: int
     delta: str
     partial: AssistantMessage
@@ -292,6 +322,8 @@ class TextDeltaEvent:
 
 @dataclass
 class TextEndEvent:
+    """The text block at ``content_index`` is complete."""
+
     content_index: int
     content: str
     partial: AssistantMessage
@@ -300,6 +332,8 @@ class TextEndEvent:
 
 @dataclass
 class ThinkingStartEvent:
+    """A thinking block starts at ``content_index``."""
+
     content_index: int
     partial: AssistantMessage
     type: ClassVar[str] = "thinking_start"
@@ -307,6 +341,8 @@ class ThinkingStartEvent:
 
 @dataclass
 class ThinkingDeltaEvent:
+    """More reasoning for the block at ``content_index``."""
+
     content_index: int
     delta: str
     partial: AssistantMessage
@@ -315,6 +351,8 @@ class ThinkingDeltaEvent:
 
 @dataclass
 class ThinkingEndEvent:
+    """The thinking block at ``content_index`` is complete."""
+
     content_index: int
     content: str
     partial: AssistantMessage
@@ -323,6 +361,8 @@ class ThinkingEndEvent:
 
 @dataclass
 class ToolCallStartEvent:
+    """A tool call starts at ``content_index``."""
+
     content_index: int
     partial: AssistantMessage
     type: ClassVar[str] = "toolcall_start"
@@ -330,6 +370,8 @@ class ToolCallStartEvent:
 
 @dataclass
 class ToolCallDeltaEvent:
+    """More argument JSON for the tool call at ``content_index``."""
+
     content_index: int
     delta: str
     partial: AssistantMessage
@@ -338,6 +380,8 @@ class ToolCallDeltaEvent:
 
 @dataclass
 class ToolCallEndEvent:
+    """The tool call at ``content_index`` is complete, arguments parsed."""
+
     content_index: int
     tool_call: ToolCall
     partial: AssistantMessage
@@ -346,6 +390,8 @@ class ToolCallEndEvent:
 
 @dataclass
 class DoneEvent:
+    """The reply finished; ``message`` is final."""
+
     reason: StopReason
     message: AssistantMessage
     type: ClassVar[str] = "done"
@@ -353,6 +399,8 @@ class DoneEvent:
 
 @dataclass
 class ErrorEvent:
+    """The reply failed or was aborted; ``error`` holds what arrived and the error message."""
+
     reason: StopReason
     error: AssistantMessage
     type: ClassVar[str] = "error"

@@ -99,6 +99,8 @@ class CompactionError(RuntimeError):
 
 @dataclass
 class ContextUsage:
+    """How full the model's context window is (tokens None: unknown)."""
+
     tokens: int | None
     context_window: int
     percent: float | None
@@ -106,6 +108,8 @@ class ContextUsage:
 
 @dataclass
 class CycleResult:
+    """The model and thinking level after cycling to the next model."""
+
     model: Model
     thinking_level: str
 

@@ -28,6 +28,8 @@ from typing import Any
 
 @dataclass
 class LaunchOptions:
+    """The parsed ``pi`` command line (``pi_app.cli`` fills it)."""
+
     provider: str | None = None
     model: str | None = None
     api_key: str | None = None

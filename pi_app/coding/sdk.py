@@ -26,6 +26,8 @@ from pi_app.coding.messages import convert_to_llm
 
 @dataclass
 class CreatedSession:
+    """A new ``AgentSession`` with the warnings its creation produced."""
+
     session: AgentSession
     warnings: list[str] = field(default_factory=list)
     model_fallback_message: str | None = None

@@ -18,6 +18,8 @@ from pi_app.coding.messages import message_to_dict
 
 @dataclass(frozen=True)
 class QueueUpdateEvent:
+    """The steering and follow-up queues changed."""
+
     steering: list[str] = field(default_factory=list)
     follow_up: list[str] = field(default_factory=list)
     type: ClassVar[str] = "queue_update"
@@ -28,6 +30,8 @@ class QueueUpdateEvent:
 
 @dataclass(frozen=True)
 class CompactionStartEvent:
+    """A compaction starts (``manual``, ``threshold`` or ``overflow``)."""
+
     reason: str  # "manual" | "threshold" | "overflow"
     type: ClassVar[str] = "compaction_start"
 
@@ -37,6 +41,8 @@ class CompactionStartEvent:
 
 @dataclass(frozen=True)
 class CompactionEndEvent:
+    """A compaction ended: its result, or aborted, or failed."""
+
     reason: str
     result: Any = None
     aborted: bool = False
@@ -62,6 +68,8 @@ class CompactionEndEvent:
 
 @dataclass(frozen=True)
 class SessionInfoChangedEvent:
+    """The session's name changed."""
+
     name: str | None
     type: ClassVar[str] = "session_info_changed"
 
@@ -71,6 +79,8 @@ class SessionInfoChangedEvent:
 
 @dataclass(frozen=True)
 class ThinkingLevelChangedEvent:
+    """The thinking level changed."""
+
     level: str
     type: ClassVar[str] = "thinking_level_changed"
 
@@ -80,6 +90,8 @@ class ThinkingLevelChangedEvent:
 
 @dataclass(frozen=True)
 class AutoRetryStartEvent:
+    """A failed reply will be retried after ``delay_ms``."""
+
     attempt: int
     max_attempts: int
     delay_ms: int
@@ -98,6 +110,8 @@ class AutoRetryStartEvent:
 
 @dataclass(frozen=True)
 class AutoRetryEndEvent:
+    """Auto-retry is over: it succeeded, or gave up with ``final_error``."""
+
     success: bool
     attempt: int
     final_error: str | None = None

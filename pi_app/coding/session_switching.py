@@ -31,12 +31,16 @@ class SessionOperationError(RuntimeError):
 
 @dataclass
 class ForkResult:
+    """The outcome of ``fork``: the forked message's text, or cancelled by a hook."""
+
     selected_text: str | None = None
     cancelled: bool = False
 
 
 @dataclass
 class SwitchResult:
+    """The outcome of switching sessions: whether it happened, and warnings."""
+
     switched: bool = True
     warnings: list[str] = field(default_factory=list)
 

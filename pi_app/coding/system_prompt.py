@@ -50,6 +50,8 @@ class SkillLike(Protocol):
 
 @dataclass(frozen=True)
 class SkillRef:
+    """A skill as the system prompt lists it."""
+
     name: str
     description: str
     file_path: str
@@ -58,6 +60,8 @@ class SkillRef:
 
 @dataclass(frozen=True)
 class BuildSystemPromptOptions:
+    """Everything the system prompt is built from."""
+
     cwd: str
     custom_prompt: str | None = None
     selected_tools: Sequence[str] | None = None

@@ -90,6 +90,8 @@ def has_trust_requiring_resources(cwd: str | Path) -> bool:
 
 @dataclass
 class TrustDecision:
+    """Whether the project's own resources load, and what to tell or ask the user."""
+
     trusted: bool
     needs_prompt: bool = False  # TUI: ask the user (and save the answer)
     notice: str | None = None  # non-interactive: one line to show

@@ -71,6 +71,8 @@ _NO_STORE_HOSTS = ("cerebras.ai", "api.x.ai", "chutes.ai", "deepseek.com", "api.
 
 @dataclass
 class OpenAICompletionsOptions(StreamOptions):
+    """Stream options plus Chat Completions' tool choice and reasoning effort."""
+
     tool_choice: Any = None  # "auto" | "none" | "required" | {"type": "function", "function": {...}}
     reasoning_effort: str | None = None
 

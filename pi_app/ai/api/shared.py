@@ -233,6 +233,8 @@ class MessageBuilder:
 
 @dataclass
 class WireRequest:
+    """A request ready to send: URL, headers, JSON body and query parameters."""
+
     url: str
     headers: dict[str, str]
     body: dict[str, Any]

@@ -23,6 +23,8 @@ AuthEvent: TypeAlias = dict[str, Any]
 
 @dataclass
 class AuthResult:
+    """Resolved credentials for a request, and where they came from."""
+
     auth: ModelAuth
     source: str
 

@@ -17,6 +17,8 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class SseEvent:
+    """One server-sent event: its ``event`` name and ``data``."""
+
     event: str
     data: str
 

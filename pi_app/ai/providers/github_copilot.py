@@ -53,6 +53,8 @@ def copilot_dynamic_headers(context: Context) -> dict[str, str]:
 
 @dataclass
 class CopilotProvider(CatalogProvider):
+    """GitHub Copilot: the catalogue provider plus Copilot's per-request headers."""
+
     def _with_headers(self, context: Context, options: Any) -> Any:
         from pi_app.ai.api.shared import merge_headers
         from pi_app.ai.types import StreamOptions

@@ -108,6 +108,8 @@ def usable_usage(message: Any) -> Usage | None:
 
 @dataclass
 class ContextUsageEstimate:
+    """Context tokens: the last reported usage plus an estimate of what came after it."""
+
     tokens: int
     usage_tokens: int
     trailing_tokens: int
@@ -128,6 +130,8 @@ def estimate_context_tokens(messages: list[Any]) -> ContextUsageEstimate:
 
 @dataclass
 class CompactionSettings:
+    """The ``compaction`` settings that decide when to compact."""
+
     enabled: bool = True
     reserve_tokens: int = 16384
     keep_recent_tokens: int = 20000

@@ -32,6 +32,8 @@ _generation = 0
 
 @dataclass
 class ExtensionLoadError:
+    """An extension that failed to load, and why."""
+
     path: str
     error: str
 
@@ -70,6 +72,8 @@ def purge_generation(generation: int) -> None:
 
 @dataclass(frozen=True)
 class ExtensionSource:
+    """An extension file found by discovery or named in settings or on the command line."""
+
     path: str  # as configured (shown in messages)
     resolved_path: str
     source_info: PathMetadata = field(default_factory=PathMetadata)

@@ -457,6 +457,8 @@ def _model_from_registration(provider: str, cfg: ExtensionProviderConfig, m: Pro
 
 @dataclass
 class _Registration:
+    """A provider an extension registered, with the extension that owns it."""
+
     config: ExtensionProviderConfig
     owner: Any = None
 

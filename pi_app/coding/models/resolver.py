@@ -65,12 +65,16 @@ class ModelResolutionError(Exception):
 
 @dataclass
 class ScopedModel:
+    """One entry of ``--models``: a model and the thinking level given with it."""
+
     model: Model
     thinking_level: str | None = None
 
 
 @dataclass
 class ResolvedModel:
+    """What ``--provider``/``--model`` name: the model, its thinking level and a warning."""
+
     model: Model | None
     thinking_level: str | None = None
     warning: str | None = None
@@ -78,6 +82,8 @@ class ResolvedModel:
 
 @dataclass
 class InitialModel:
+    """The model a session starts with, and where that choice came from (``source``)."""
+
     model: Model | None
     thinking_level: str
     source: str  # cli | scope | session | default | preferred | available | none

@@ -27,6 +27,8 @@ Warn = Callable[[str], None]
 
 @dataclass(frozen=True)
 class ContextFile:
+    """A context file (``AGENTS.md``, ``CLAUDE.md``) and its text."""
+
     path: str
     content: str
 

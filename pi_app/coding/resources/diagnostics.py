@@ -19,6 +19,8 @@ T = TypeVar("T")
 
 @dataclass(frozen=True)
 class PathMetadata:
+    """Where a resource came from: its source, scope and origin."""
+
     source: str = "local"  # "local", "cli", "auto", a package id, "extension:<stem>"
     scope: Scope = "user"
     origin: Origin = "top-level"
@@ -27,6 +29,8 @@ class PathMetadata:
 
 @dataclass(frozen=True)
 class ResourceCollision:
+    """Two resources of a kind with the same name; the winner and the loser."""
+
     resource_type: ResourceKind
     name: str
     winner_path: str
@@ -37,6 +41,8 @@ class ResourceCollision:
 
 @dataclass(frozen=True)
 class ResourceDiagnostic:
+    """One problem found while loading resources."""
+
     type: DiagnosticType
     message: str
     path: str | None = None

@@ -19,6 +19,8 @@ class FrontmatterError(ValueError):
 
 @dataclass(frozen=True)
 class ParsedDocument:
+    """A markdown file split into its YAML frontmatter and body."""
+
     frontmatter: dict[str, Any] = field(default_factory=dict)
     body: str = ""
 

@@ -25,6 +25,8 @@ def is_hidden_or_skipped(name: str) -> bool:
 
 @dataclass(frozen=True)
 class IgnoreRules:
+    """The ignore-file patterns in force for a directory, with the directory each applies under."""
+
     rules: tuple[tuple[str, pathspec.PathSpec], ...] = ()
 
     def for_directory(self, directory: Path) -> IgnoreRules:

@@ -116,6 +116,8 @@ class ResourceEntry:
 
 @dataclass
 class ResourceExtensionPaths:
+    """Resource paths an extension adds, by kind."""
+
     skill_paths: list[str] = field(default_factory=list)
     prompt_paths: list[str] = field(default_factory=list)
     theme_paths: list[str] = field(default_factory=list)
@@ -123,6 +125,8 @@ class ResourceExtensionPaths:
 
 @dataclass
 class ContextFileItem:
+    """A context file (``AGENTS.md`` …) as the loader hands it to the system prompt."""
+
     path: str
     content: str
 

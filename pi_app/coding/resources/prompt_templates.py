@@ -24,6 +24,8 @@ _PLACEHOLDER = re.compile(r"\$\{@:(\d+)(?::(\d+))?\}|\$ARGUMENTS|\$@|\$(\d+)")
 
 @dataclass(frozen=True)
 class PromptTemplate:
+    """A loaded prompt template (``/name``)."""
+
     name: str
     description: str
     content: str

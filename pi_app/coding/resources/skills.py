@@ -34,6 +34,8 @@ _NAME_CHARS = re.compile(r"^[a-z0-9-]+$")
 
 @dataclass(frozen=True)
 class Skill:
+    """A loaded skill: name, description and the file it came from."""
+
     name: str
     description: str
     file_path: str
@@ -171,6 +173,8 @@ def format_skill_block(skill: Skill, body: str, args: str = "") -> str:
 
 @dataclass(frozen=True)
 class SkillBlock:
+    """A ``/skill:name`` invocation expanded into the message the model gets."""
+
     name: str
     location: str
     content: str

@@ -99,6 +99,8 @@ class ThemeError(ValueError):
 
 @dataclass(frozen=True)
 class ThemeSpec:
+    """A theme file as loaded: its colours, variables and export colours."""
+
     name: str
     colors: dict[str, ColorValue]
     vars: dict[str, ColorValue] = field(default_factory=dict)

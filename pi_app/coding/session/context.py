@@ -39,6 +39,8 @@ UNSET: Any = _Unset()
 
 @dataclass
 class SessionContext:
+    """What the agent resumes with: the messages on the current branch, model and thinking level."""
+
     messages: list[AgentMessage] = field(default_factory=list)
     entries: list[SessionEntry] = field(default_factory=list)  # the entry behind each message
     thinking_level: str = "off"

@@ -116,6 +116,8 @@ class CorruptLine:
 
 @dataclass(eq=False)
 class SessionHeader:
+    """The first line of a session file, kept as read."""
+
     raw: dict[str, Any]
     line: str | None = None  # original text while unchanged
 
@@ -354,6 +356,8 @@ def parse_line(line: str) -> dict[str, Any] | None:
 
 @dataclass
 class ParsedFile:
+    """A session file read line by line: header, entries and corrupt lines in file order."""
+
     items: list[FileItem]  # header/entries/corrupt lines in file order
     header: SessionHeader | None
     skipped_lines: int

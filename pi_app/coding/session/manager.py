@@ -81,6 +81,8 @@ class EntryNotFoundError(KeyError):
 
 @dataclass(eq=False)
 class SessionTreeNode:
+    """An entry of the session tree with its children and label."""
+
     entry: SessionEntry
     children: list[SessionTreeNode] = field(default_factory=list)
     label: str | None = None

@@ -186,6 +186,8 @@ def create_local_bash_operations(shell_path: str | None = None) -> LocalBashOper
 
 @dataclass
 class BashToolOptions:
+    """How the bash tool runs commands: back end, prefix, spawn hook, shell."""
+
     operations: Any = None
     command_prefix: str | None = None
     spawn_hook: Callable[[BashSpawnContext], BashSpawnContext] | None = None

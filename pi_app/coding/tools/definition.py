@@ -57,6 +57,8 @@ class ToolParams(BaseModel):
 
 @dataclass
 class ToolDefinition:
+    """A tool in the extension format: schema, prompt texts and ``execute``."""
+
     name: str
     label: str
     description: str

@@ -70,6 +70,8 @@ class LocalReadOperations:
 
 @dataclass
 class ReadToolOptions:
+    """Options of the read tool: image resizing and the file back end."""
+
     auto_resize_images: bool = True
     operations: Any = field(default=None)
 

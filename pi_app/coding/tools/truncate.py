@@ -22,6 +22,8 @@ TruncatedBy = Literal["lines", "bytes"]
 
 @dataclass
 class TruncationResult:
+    """Text cut to the line and byte limits, with what was cut."""
+
     content: str
     truncated: bool
     truncated_by: TruncatedBy | None
