@@ -160,6 +160,32 @@ async def test_a_cancelled_request_can_be_followed_by_another() -> None:
     assert response.text == "fast"
 
 
+async def slow_answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    await read_head(reader)
+    await asyncio.sleep(0.3)
+    writer.write(answer(b"slow", close=True))
+    await writer.drain()
+
+
+async def test_a_full_pool_makes_the_next_request_wait_for_a_connection() -> None:
+    async with serve(slow_answer) as port, new_http_client(limits=httpx.Limits(max_connections=1)) as client:
+        url = f"http://127.0.0.1:{port}/"
+        responses = await asyncio.wait_for(asyncio.gather(client.get(url), client.get(url)), 10)
+    assert [r.text for r in responses] == ["slow", "slow"]
+
+
+async def test_waiting_for_a_pooled_connection_past_the_pool_timeout_is_a_pool_timeout() -> None:
+    timeout = httpx.Timeout(5.0, pool=0.05)
+    limits = httpx.Limits(max_connections=1)
+    async with serve(slow_answer) as port, new_http_client(limits=limits, timeout=timeout) as client:
+        url = f"http://127.0.0.1:{port}/"
+        first = asyncio.ensure_future(client.get(url))
+        await asyncio.sleep(0.05)  # the first request holds the only connection
+        with pytest.raises(httpx.PoolTimeout):
+            await client.get(url)
+        assert (await first).text == "slow"
+
+
 @pytest.fixture
 def self_signed(tmp_path: Path) -> tuple[Path, Path]:
     if shutil.which("openssl") is None:

@@ -13,7 +13,7 @@ httpcore's own exceptions exactly where the anyio backend does (``ConnectTimeout
 error texts and pi's retry rules see the same failures. ``use_asyncio_backend`` puts it into a
 client's connection pools (the direct one and those httpx mounts for proxies from the environment),
 and points httpcore's pool primitives at ``ASYNCIO_PRIMITIVES``: ``asyncio.Lock``, ``Event``,
-``BoundedSemaphore`` and ``timeout`` in place of anyio's.
+``BoundedSemaphore`` and a plain-``with`` timeout in place of anyio's.
 
 Decisions: anyio's ``CancelScope(shield=True)`` (httpcore's "close this connection even while being
 cancelled") becomes a no-op. A shield only holds back anyio's own cancel scopes; asyncio's task
@@ -180,6 +180,36 @@ class _NoShield:
         return None
 
 
+class _FailAfter:
+    """anyio's ``fail_after`` as httpcore uses it, a plain ``with`` around an await: the task is
+    cancelled once ``delay`` seconds pass and the block raises ``TimeoutError`` (the bookkeeping of
+    Python 3.11's ``asyncio.timeout``, which is an ``async with`` and so cannot stand in)."""
+
+    def __init__(self, delay: float | None) -> None:
+        self._delay = delay
+        self._task: asyncio.Task[Any] | None = None
+        self._handle: asyncio.TimerHandle | None = None
+        self._expired = False
+
+    def __enter__(self) -> _FailAfter:
+        if self._delay is not None:
+            self._task = asyncio.current_task()
+            self._handle = asyncio.get_running_loop().call_later(max(self._delay, 0), self._expire)
+        return self
+
+    def _expire(self) -> None:
+        self._expired = True
+        if self._task is not None:
+            self._task.cancel()
+
+    def __exit__(self, exc_type: type[BaseException] | None, *exc_info: object) -> None:
+        if self._handle is not None:
+            self._handle.cancel()
+        if self._expired and self._task is not None:
+            if self._task.uncancel() == 0 and exc_type is asyncio.CancelledError:
+                raise TimeoutError
+
+
 def _semaphore(initial_value: int, max_value: int | None = None) -> asyncio.BoundedSemaphore:
     return asyncio.BoundedSemaphore(initial_value)
 
@@ -189,7 +219,7 @@ ASYNCIO_PRIMITIVES = SimpleNamespace(
     Lock=asyncio.Lock,
     Event=asyncio.Event,
     Semaphore=_semaphore,
-    fail_after=asyncio.timeout,
+    fail_after=_FailAfter,
     CancelScope=_NoShield,
 )
 
