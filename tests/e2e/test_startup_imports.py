@@ -5,8 +5,8 @@ run must not import: the extension machinery when there are no extensions, the t
 by default, the compaction planner and summariser (a turn only checks the estimate), package
 resolution when no package is listed, the diff engine's ``difflib`` (an edit is what needs it),
 pydantic's plugin scan (``importlib.metadata``), the working parts of the built-in tools, tree
-navigation and session listing (their first use loads them), anyio (httpcore runs on plain
-asyncio) and the Textual app.
+navigation, session listing and theme files (their first use loads them), anyio (httpcore runs
+on plain asyncio) and the Textual app.
 """
 
 from __future__ import annotations
@@ -37,6 +37,7 @@ NOT_NEEDED = (
     "difflib",
     "pi_app.coding.tree_navigation",  # the first tree operation loads it
     "pi_app.coding.session.listing",  # opening or listing sessions loads it
+    "pi_app.coding.resources.themes",  # a theme file found loads it
     "pi_app.coding.tools.edit_diff",  # a tool's working parts load with its first call
     "pi_app.coding.tools.mutation_queue",
     "pi_app.coding.tools.read_scan",

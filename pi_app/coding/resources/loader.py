@@ -61,16 +61,10 @@ from pi_app.coding.resources.prompt_templates import (
     load_prompt_template,
 )
 from pi_app.coding.resources.skills import Skill, discover_skill_files, load_skill_file
-from pi_app.coding.resources.themes import (
-    BUILTIN_THEME_NAMES,
-    ThemeError,
-    ThemeSpec,
-    discover_theme_files,
-    load_theme_file,
-)
 
 if TYPE_CHECKING:
     from pi_app.coding.resources.packages import ResolvedPackage
+    from pi_app.coding.resources.themes import ThemeSpec  # themes load once a theme file is found
 
 KINDS = ("extensions", "skills", "prompts", "themes")
 RESOURCE_TYPE = {"extensions": "extension", "skills": "skill", "prompts": "prompt", "themes": "theme"}
@@ -637,6 +631,8 @@ class ResourceLoader:
             return discover_skill_files(path)
         if kind == "prompts":
             return discover_template_files(path, recursive=explicit)
+        from pi_app.coding.resources.themes import discover_theme_files
+
         return discover_theme_files(path, recursive=explicit)
 
     def _explicit(
@@ -697,7 +693,9 @@ class ResourceLoader:
         items: list[Any] = []
         winners: dict[str, Any] = {}
         real_seen: set[str] = set()
-        if kind == "themes":
+        if kind == "themes" and candidates:  # the built-in names only matter against theme files
+            from pi_app.coding.resources.themes import BUILTIN_THEME_NAMES
+
             for name in BUILTIN_THEME_NAMES:
                 winners[name] = f"builtin:{name}"
         for candidate in candidates:
@@ -742,6 +740,8 @@ class ResourceLoader:
             return load_skill_file(candidate.path, candidate.metadata)
         if kind == "prompts":
             return load_prompt_template(candidate.path, candidate.metadata)
+        from pi_app.coding.resources.themes import ThemeError, load_theme_file
+
         try:
             return load_theme_file(candidate.path, candidate.metadata), []
         except ThemeError as exc:
