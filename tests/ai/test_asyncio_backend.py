@@ -7,9 +7,7 @@ Each test talks to a small loopback server through ``new_http_client``, whose po
 from __future__ import annotations
 
 import asyncio
-import shutil
 import ssl
-import subprocess
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -184,21 +182,6 @@ async def test_waiting_for_a_pooled_connection_past_the_pool_timeout_is_a_pool_t
         with pytest.raises(httpx.PoolTimeout):
             await client.get(url)
         assert (await first).text == "slow"
-
-
-@pytest.fixture
-def self_signed(tmp_path: Path) -> tuple[Path, Path]:
-    if shutil.which("openssl") is None:
-        pytest.skip("openssl is not installed")
-    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
-    subprocess.run(
-        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2"]
-        + ["-keyout", str(key), "-out", str(cert), "-subj", "/CN=127.0.0.1"]
-        + ["-addext", "subjectAltName=IP:127.0.0.1"],
-        check=True,
-        capture_output=True,
-    )
-    return cert, key
 
 
 def tls_server_context(cert: Path, key: Path) -> ssl.SSLContext:

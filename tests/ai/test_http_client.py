@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-import shutil
 import ssl
-import subprocess
 from pathlib import Path
 
 import httpx
@@ -31,21 +29,6 @@ async def test_plain_http_never_reads_the_trust_store() -> None:
             response = await client.get(server.base_url + "/v1/models")
         assert response.status_code in (200, 404, 500)
         assert not context.trust_loaded
-
-
-@pytest.fixture
-def self_signed(tmp_path: Path) -> tuple[Path, Path]:
-    if shutil.which("openssl") is None:
-        pytest.skip("openssl is not installed")
-    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
-    subprocess.run(
-        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2"]
-        + ["-keyout", str(key), "-out", str(cert), "-subj", "/CN=127.0.0.1"]
-        + ["-addext", "subjectAltName=IP:127.0.0.1"],
-        check=True,
-        capture_output=True,
-    )
-    return cert, key
 
 
 async def _https_get(cert: Path, key: Path, client: httpx.AsyncClient) -> httpx.Response:

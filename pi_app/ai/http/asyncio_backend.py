@@ -28,7 +28,7 @@ from __future__ import annotations
 import asyncio
 import socket
 import ssl
-from collections.abc import Iterable
+from collections.abc import Coroutine, Iterable
 from types import SimpleNamespace
 from typing import Any
 
@@ -128,43 +128,39 @@ class AsyncioBackend(httpcore.AsyncNetworkBackend):
         local_address: str | None = None,
         socket_options: Iterable[SocketOption] | None = None,
     ) -> httpcore.AsyncNetworkStream:
-        try:
-            async with asyncio.timeout(timeout):
-                reader, writer = await asyncio.open_connection(
-                    host,
-                    port,
-                    local_addr=(local_address, 0) if local_address else None,
-                    happy_eyeballs_delay=HAPPY_EYEBALLS_DELAY_S,
-                )
-        except TimeoutError as exc:
-            raise httpcore.ConnectTimeout(exc) from exc
-        except OSError as exc:
-            raise httpcore.ConnectError(exc) from exc
-        _apply_socket_options(writer, socket_options)
-        return AsyncioStream(reader, writer)
+        local_addr = (local_address, 0) if local_address else None
+        opening = asyncio.open_connection(
+            host, port, local_addr=local_addr, happy_eyeballs_delay=HAPPY_EYEBALLS_DELAY_S
+        )
+        return await _connect(opening, timeout, socket_options)
 
     async def connect_unix_socket(
         self, path: str, timeout: float | None = None, socket_options: Iterable[SocketOption] | None = None
     ) -> httpcore.AsyncNetworkStream:
-        try:
-            async with asyncio.timeout(timeout):
-                reader, writer = await asyncio.open_unix_connection(path)
-        except TimeoutError as exc:
-            raise httpcore.ConnectTimeout(exc) from exc
-        except OSError as exc:
-            raise httpcore.ConnectError(exc) from exc
-        _apply_socket_options(writer, socket_options)
-        return AsyncioStream(reader, writer)
+        return await _connect(asyncio.open_unix_connection(path), timeout, socket_options)
 
     async def sleep(self, seconds: float) -> None:
         await asyncio.sleep(seconds)
 
 
-def _apply_socket_options(writer: asyncio.StreamWriter, options: Iterable[SocketOption] | None) -> None:
+async def _connect(
+    opening: Coroutine[Any, Any, tuple[asyncio.StreamReader, asyncio.StreamWriter]],
+    timeout: float | None,
+    socket_options: Iterable[SocketOption] | None,
+) -> AsyncioStream:
+    """Await ``opening`` within ``timeout``, as httpcore's errors; then apply ``socket_options``."""
+    try:
+        async with asyncio.timeout(timeout):
+            reader, writer = await opening
+    except TimeoutError as exc:
+        raise httpcore.ConnectTimeout(exc) from exc
+    except OSError as exc:
+        raise httpcore.ConnectError(exc) from exc
     sock: socket.socket | None = writer.get_extra_info("socket")
-    for option in options or ():
+    for option in socket_options or ():
         if sock is not None:
             sock.setsockopt(*option)
+    return AsyncioStream(reader, writer)
 
 
 class _NoShield:
