@@ -31,10 +31,14 @@ seconds of the whole benchmark process (all threads), the steadier figure on a s
 
 The streamed text is checked: the run only ends when the transcript holds exactly the answer.
 
-Measured 2026-11-30 on the shared 2-core machine (load average 6-15, so wall figures run 3-5x
-their CPU): streaming 200 KB, pi app 6.8 s CPU / 28.0 s wall against the bare Log's 9.8 s / 46.0 s
-(0.69x; the transcript alone 0.49x); before the per-frame fixes it was 1.93x. First paint: pi's
-first frame 0.76 s CPU / 2.7 s wall against 0.40 s / 1.5 s for the bare Log app (1.8x wall).
+Measured 2026-11-30 on the shared 2-core machine (load average about 2), each part in one run:
+first paint (9 rounds), pi's first frame 0.34 s wall / 0.30 s CPU against 0.31 s / 0.29 s for the
+bare Log app (1.11x wall; the session is ready, model in the footer, at 0.95 s). Before the first
+frame stopped waiting for the message types, pydantic_core, the regex module, the dialog widgets,
+the slash commands and argparse, a same-run comparison gave 0.50 s against 0.37 s (1.35x; 1.9x on
+the busier machine of an earlier run). Streaming 200 KB (3 rounds): pi app 6.8 s CPU /
+7.3 s wall against the bare Log's 7.9 s / 8.3 s (0.87x; the transcript alone 0.55x); before the
+per-frame fixes it was 1.93x.
 """
 
 from __future__ import annotations
