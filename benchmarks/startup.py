@@ -14,18 +14,18 @@ Targets (issue 8): ``--version`` under 0.15 s and ``-p`` under 0.5 s, both under
 reference, the TypeScript pi 0.73.1 measured on this machine: ``--version`` 0.90 s / 135 MiB,
 ``-p`` 0.98 s / 169 MiB.
 
-Figures (2-core VM, Python 3.11.7). Before the start-up work of issue 8 acceptance 4, on an idle
-machine: ``-p`` median 0.496 s wall, 0.49 s CPU, 43.7 MiB. After it, measured against that revision
-in the same run (``--baseline``) on a busy machine: ``-p`` CPU 0.434 s against 0.584 s (-26 %),
-wall -16 %, peak 41.7 MiB against 43.5 MiB; ``--version`` unchanged. Instructions of one ``-p`` run
-(``valgrind --tool=callgrind``, deterministic): 1.316 G against 1.564 G (-16 %). What it took:
-httpcore on plain asyncio instead of anyio, the cyclic GC off during start-up and the start-up
-objects frozen after it, pydantic's plugin loader not imported while plugins are off, tool internals,
-tree navigation and session listing loaded on first use, rarely needed regexes compiled on first
-use, the model catalogue read without ``importlib.resources``, and docstrings on the dataclasses a
-run builds (``dataclasses`` otherwise renders ``inspect.signature`` into each ``__doc__``). Most of
-what remains is importing: building ~200 dataclasses (``exec`` of their generated methods, a third
-of all instructions), pydantic and its models (settings, ``models.json``, tool parameters), httpx.
+Figures (2-core VM, Python 3.11.7), issue 8 acceptance 4, against the revision before it in the
+same run (``--baseline``), 11 runs: ``-p`` median 0.331 s wall / 0.316 s CPU / 41.7 MiB against
+0.435 s / 0.416 s / 43.6 MiB (-24 %; on a busy machine -16 % wall, -26 % CPU); ``--version``
+unchanged. Instructions of one ``-p`` run (``valgrind --tool=callgrind``, deterministic): 1.311 G
+against 1.564 G (-16 %). What it took: httpcore on plain asyncio instead of anyio, the cyclic GC
+off during start-up and the start-up objects frozen after it, pydantic's plugin loader not imported
+while plugins are off, tool internals, tree navigation, session listing and theme files loaded on
+first use, rarely needed regexes compiled on first use, the model catalogue read without
+``importlib.resources``, and docstrings on the dataclasses a run builds (``dataclasses`` otherwise
+renders ``inspect.signature`` into each ``__doc__``). Most of what remains is importing: building
+~200 dataclasses (``exec`` of their generated methods, a third of all instructions), pydantic and
+its models (settings, ``models.json``, tool parameters), httpx.
 
 Comparing with another revision: ``--baseline DIR`` names a source tree of it (for example
 ``git archive main | tar -x -C DIR``); its runs take ``pi_app`` from there (``PYTHONPATH``) and
