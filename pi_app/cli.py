@@ -310,6 +310,8 @@ def install_exit_signal_handlers() -> None:
     def on_signal(signum: int, _frame: object) -> None:
         shell = sys.modules.get("pi_app.coding.tools.shell")  # not loaded: no bash ever ran
         if shell is not None:
+            if shell.defer_exit_signal(signum):  # a shell is starting: raised again once tracked
+                return
             shell.kill_tracked_process_groups()
         signal.signal(signum, signal.SIG_DFL)
         os.kill(os.getpid(), signum)

@@ -1,6 +1,7 @@
 """Black-box: how the ``pi`` command starts and ends around a headless run.
 
-- SIGTERM/SIGHUP while the bash tool runs kill its process group before pi dies of the signal.
+- SIGTERM/SIGHUP while the bash tool runs kill its process group before pi dies of the signal,
+  also when the signal comes between the shell starting and its group being tracked.
 - ``pi -r -p`` asks which session to resume on the terminal (as pi 0.73.1 does) instead of
   continuing the most recent one; with no terminal nothing is chosen and nothing is sent.
 """
@@ -58,6 +59,42 @@ def test_a_terminating_signal_kills_the_running_bash_command(signum, llm_server,
     finally:
         if proc.poll() is None:
             proc.kill()
+        subprocess.run(["pkill", "-f", marker], capture_output=True)
+
+
+DEFERRED_SIGNAL_SCRIPT = """
+import os, signal, subprocess, sys, time
+from pi_app.cli import install_exit_signal_handlers
+from pi_app.coding.tools import shell
+
+install_exit_signal_handlers()
+with shell.starting_shell():
+    child = subprocess.Popen([sys.argv[1], "-c", "exec -a " + sys.argv[2] + " sleep 120"],
+                             start_new_session=True)
+    os.kill(os.getpid(), int(sys.argv[3]))  # before the group is tracked
+    time.sleep(0.3)
+    print("still running", flush=True)
+    shell.track_process_group(child.pid)
+time.sleep(10)
+print("survived the signal", flush=True)
+"""
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])
+def test_a_signal_while_the_shell_starts_waits_until_its_group_is_tracked(signum) -> None:
+    marker = f"pi-lifecycle-{uuid.uuid4().hex}"
+    proc = subprocess.run(
+        [str(Path(PI).with_name("python")), "-c", DEFERRED_SIGNAL_SCRIPT, "/bin/bash", marker, str(signum)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    try:
+        assert proc.stdout.splitlines() == ["still running"], proc.stderr[-2000:]
+        assert proc.returncode == -signum
+        assert _wait(lambda: not _alive(marker), timeout=10), "the shell's group outlived pi"
+    finally:
         subprocess.run(["pkill", "-f", marker], capture_output=True)
 
 

@@ -128,23 +128,25 @@ class LocalBashOperations:
         from pi_app.coding.tools.shell import (
             kill_process_group,
             resolve_shell,
+            starting_shell,
             track_process_group,
             untrack_process_group,
         )
 
         shell = resolve_shell(self.shell_path)
-        proc = await asyncio.create_subprocess_exec(
-            shell,
-            "-c",
-            command,
-            cwd=cwd,
-            env=env,
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.STDOUT,
-            start_new_session=True,
-        )
-        track_process_group(proc.pid)
+        with starting_shell():  # an exit signal meanwhile waits until the group is tracked
+            proc = await asyncio.create_subprocess_exec(
+                shell,
+                "-c",
+                command,
+                cwd=cwd,
+                env=env,
+                stdin=asyncio.subprocess.DEVNULL,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.STDOUT,
+                start_new_session=True,
+            )
+            track_process_group(proc.pid)
         reason: list[str] = []
         killed_at: list[float] = []
 

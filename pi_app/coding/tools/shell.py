@@ -3,15 +3,19 @@
 Every bash child runs in its own session/process group, so a kill reaches the whole tree
 (``sleep 100 & sleep 100; wait``). Running groups are tracked in a process-wide set and killed at
 interpreter exit; the CLI should also call ``kill_tracked_process_groups`` from its SIGHUP/SIGTERM
-handlers.
+handlers. Such a signal can arrive after a shell started but before its group is tracked; the
+handler then asks ``defer_exit_signal`` and, while a start is under way (``starting_shell``), the
+signal is raised again once the group is tracked, so no group is left behind.
 """
 
 from __future__ import annotations
 
 import atexit
+import contextlib
 import os
 import shutil
 import signal as signals
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -19,6 +23,8 @@ from typing import Any
 SESSION_ENV_VARS = ("PI_SESSION_ID", "PI_SESSION_FILE", "PI_PROVIDER", "PI_MODEL", "PI_REASONING_LEVEL")
 
 _TRACKED_GROUPS: set[int] = set()
+_STARTING: list[None] = []  # one item per shell being started (list operations are atomic)
+_DEFERRED_SIGNALS: list[int] = []
 
 
 class ShellNotFoundError(OSError):
@@ -120,6 +126,35 @@ def track_process_group(pid: int) -> None:
 
 def untrack_process_group(pid: int) -> None:
     _TRACKED_GROUPS.discard(pid)
+
+
+@contextlib.contextmanager
+def starting_shell() -> Iterator[None]:
+    """Around starting a shell and tracking its group: an exit signal deferred meanwhile is raised
+    again at the end (see the module docstring)."""
+    _STARTING.append(None)
+    try:
+        yield
+    finally:
+        _STARTING.pop()
+        if not _STARTING:
+            while _DEFERRED_SIGNALS:
+                os.kill(os.getpid(), _DEFERRED_SIGNALS.pop())
+
+
+def defer_exit_signal(signum: int) -> bool:
+    """For the SIGHUP/SIGTERM handler: True when a shell is being started and the signal will be
+    raised again once its group is tracked; False: handle it now."""
+    if not _STARTING:
+        return False
+    _DEFERRED_SIGNALS.append(signum)
+    if _STARTING:
+        return True
+    try:  # the start ended meanwhile (another thread): handle it now unless that end took it
+        _DEFERRED_SIGNALS.remove(signum)
+    except ValueError:
+        return True
+    return False
 
 
 def kill_tracked_process_groups() -> None:
