@@ -33,6 +33,8 @@ APP = "app"
 
 @dataclass(eq=False)
 class _Entry:
+    """A widget shown in the slot, who opened it, and whether it is mounted."""
+
     widget: Widget
     owner: str
     mounted: bool = True

@@ -27,6 +27,8 @@ EXTENSION = "extension"
 
 @dataclass(eq=False)
 class DialogRequest:
+    """One extension question waiting for, or shown in, the editor slot."""
+
     kind: str
     """``select``, ``confirm``, ``input``, ``editor`` or ``custom``."""
     title: str

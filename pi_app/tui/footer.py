@@ -86,6 +86,8 @@ def git_branch(cwd: str) -> str | None:
 
 @dataclass
 class Usage:
+    """Token and cost totals over the session's assistant messages."""
+
     input: int = 0
     output: int = 0
     cache_read: int = 0
@@ -109,6 +111,8 @@ def sum_usage(messages: list[Any]) -> Usage:
 
 @dataclass
 class FooterState:
+    """Everything the footer shows; the app fills it and calls ``repaint``."""
+
     cwd: str
     branch: str | None = None
     session_name: str | None = None

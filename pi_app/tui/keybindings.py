@@ -36,6 +36,8 @@ PACKAGE_DATA = Path(__file__).resolve().parents[1] / "data"
 
 @dataclass(frozen=True)
 class Action:
+    """One bindable action: its id, flat alias, ``/hotkeys`` description and group."""
+
     id: str
     alias: str | None
     description: str

@@ -47,6 +47,8 @@ _DEFAULT_FOREGROUND = {False: "#d4d4d4", True: "#1e1e1e"}
 
 @dataclass(frozen=True)
 class PiTheme:
+    """A theme ready to draw with: resolved colours and the Rich styles built from them."""
+
     name: str
     version: int
     colors: Mapping[str, ColorValue]

@@ -22,6 +22,8 @@ from pi_app.tui.blocks.theme import BlockTheme, fg
 
 @dataclass
 class HeaderContent:
+    """What the start-up header shows (``pi_app.tui.header.build_header`` fills it)."""
+
     version_line: str
     summary: list[tuple[str, str]] = field(default_factory=list)
     """(key, what) pairs for the one-line summary."""

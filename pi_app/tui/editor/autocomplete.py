@@ -37,6 +37,8 @@ TOKEN_DELIMITERS = " \t\"'="
 
 @dataclass(frozen=True)
 class AutocompleteItem:
+    """One suggestion: the text it inserts, how the list shows it, an optional description."""
+
     value: str
     label: str
     description: str | None = None
@@ -44,6 +46,8 @@ class AutocompleteItem:
 
 @dataclass
 class Suggestions:
+    """The suggestions for the text before the cursor, and which one is selected."""
+
     items: list[AutocompleteItem]
     prefix: str
     """The text before the cursor that accepting an item replaces."""
@@ -161,6 +165,8 @@ def _quote_path(path: str) -> str:
 
 @dataclass
 class PiAutocomplete:
+    """Slash commands, their arguments, ``@`` files and paths for the editor's cursor position."""
+
     cwd: str
     commands: Callable[[], Sequence[CommandInfo]] = field(default=lambda: [])
     lister: FileLister = field(default_factory=FileLister)

@@ -37,6 +37,8 @@ TAB = "    "
 
 @dataclass
 class EditorState:
+    """The editor's lines and cursor (line and column index into that line)."""
+
     lines: list[str] = field(default_factory=lambda: [""])
     cursor_line: int = 0
     cursor_col: int = 0
@@ -44,6 +46,8 @@ class EditorState:
 
 @dataclass
 class EditorSnapshot:
+    """One undo step: the state and the paste markers' texts at that moment."""
+
     state: EditorState
     pastes: dict[int, str]
     paste_counter: int

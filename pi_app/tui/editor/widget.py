@@ -75,6 +75,8 @@ APP_ACTIONS: tuple[str, ...] = (
 
 @dataclass
 class _ListState:
+    """The open autocomplete list: its suggestions, how it was opened and its scroll position."""
+
     suggestions: Suggestions
     mode: str  # "regular" | "force"
     top: int = 0
@@ -91,6 +93,8 @@ class PromptEditor(Widget, can_focus=True):
 
     @dataclass
     class Submitted(Message):
+        """Enter (or the follow-up key) with the editor's text."""
+
         editor: PromptEditor
         text: str
         follow_up: bool = False
@@ -104,6 +108,8 @@ class PromptEditor(Widget, can_focus=True):
 
     @dataclass
     class Changed(Message):
+        """The editor's text changed."""
+
         editor: PromptEditor
 
     def __init__(
