@@ -91,8 +91,8 @@ async def test_timed_confirm_counts_down_and_resolves_false(tmp_path: Path) -> N
         app.editor.set_text("/ask timed")
         started = time.monotonic()
         await pilot.press("enter")
-        await wait_for(pilot, lambda: "answer: False" in transcript_text(app))
-        assert 1.5 < time.monotonic() - started < 8
+        await wait_for(pilot, lambda: "answer: False" in transcript_text(app), 30)
+        assert time.monotonic() - started > 1.5  # not before its two seconds ran out
         assert titles[0] == "Hurry (2s)" and "Hurry (1s)" in titles
         assert dialogs.current is None and app.editor.display
 
@@ -108,8 +108,9 @@ async def test_aborted_confirm_resolves_false_at_abort_time(tmp_path: Path) -> N
         app.editor.set_text("/ask aborted")
         started = time.monotonic()
         await pilot.press("enter")
-        await wait_for(pilot, lambda: "answer: False" in transcript_text(app))
-        assert 0.4 < time.monotonic() - started < 5  # at the abort (0.5 s), not a timeout
+        # the confirm has no timeout: only the abort (after 0.5 s) can answer it
+        await wait_for(pilot, lambda: "answer: False" in transcript_text(app), 30)
+        assert time.monotonic() - started > 0.4
         assert shown == ["confirm"] and dialogs.current is None and app.editor.display
 
 
