@@ -259,9 +259,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     if args.offline:
         os.environ["PI_OFFLINE"] = "1"
-    # pydantic would scan every installed distribution's entry points for plugins on the first
-    # model it builds; pi uses none, and the scan is a large share of start-up.
-    os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
+    _skip_pydantic_plugin_loader()
     install_exit_signal_handlers()
     return run(args)
 
@@ -270,15 +268,20 @@ PYDANTIC_PLUGINS_OFF = ("__all__", "1", "true")  # the values with which pydanti
 
 
 def _skip_pydantic_plugin_loader() -> None:
-    """With every plugin off, pydantic's plugin loader answers "none", but importing it still costs
-    ``importlib.metadata`` (with ``email``, ``zipfile`` …), a noticeable share of ``pi -p``. A small
-    module takes its place and gives that answer; any other name is looked up in pydantic's own
-    loader, loaded then, so a pydantic that asks the loader for more still gets it. Headless runs
-    only (they build pydantic models at once); the full-screen app keeps pydantic's loader."""
+    """pi runs no pydantic plugins (decision): on the first model it builds, pydantic's plugin loader
+    would import ``importlib.metadata`` (with ``email``, ``zipfile`` …) and scan every installed
+    distribution's entry points, a noticeable share of ``pi -p``. A small module takes its place and
+    answers "no plugins"; any other name is looked up in pydantic's own loader, loaded then, so a
+    pydantic that asks the loader for more still gets it. The environment is left alone (setting
+    ``PYDANTIC_DISABLE_PLUGINS`` would reach every command the bash tool runs); a user who sets it
+    to name plugins gets pydantic's own loader."""
     import types
 
     name = "pydantic.plugin._loader"
-    if os.environ.get("PYDANTIC_DISABLE_PLUGINS") not in PYDANTIC_PLUGINS_OFF or name in sys.modules:
+    if (
+        os.environ.get("PYDANTIC_DISABLE_PLUGINS", "__all__") not in PYDANTIC_PLUGINS_OFF
+        or name in sys.modules
+    ):
         return
 
     def get_plugins() -> tuple[()]:
@@ -467,7 +470,6 @@ async def _run_headless(args: LaunchOptions) -> int:
     import gc
 
     gc.disable()  # until _keep_startup_objects: start-up allocates mostly what it keeps
-    _skip_pydantic_plugin_loader()
     try:
         from pi_app.coding.launch import LaunchError, build_session, finish_extensions, first_message_parts
         from pi_app.modes.console import terminal_host

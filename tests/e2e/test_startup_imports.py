@@ -11,12 +11,13 @@ on plain asyncio) and the Textual app.
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 from pathlib import Path
 
-from pi_app.ai.testing import text
-from tests.e2e.helpers import PI, write_models_json
+from pi_app.ai.testing import text, tool_call
+from tests.e2e.helpers import PI, run_pi, write_models_json
 
 NOT_NEEDED = (
     "textual",
@@ -89,10 +90,21 @@ def test_pydantic_plugin_loader_stand_in_answers_like_pydantics_own() -> None:
     )
     proc = subprocess.run(
         [str(Path(PI).with_name("python")), "-c", script],
-        env=dict(os.environ, PYDANTIC_DISABLE_PLUGINS="__all__"),  # as ``pi`` sets it by default
+        env={k: v for k, v in os.environ.items() if k != "PYDANTIC_DISABLE_PLUGINS"},  # unset: no plugins
         capture_output=True,
         text=True,
         timeout=60,
     )
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert proc.stdout.split() == ["False", "pydantic"]
+
+
+def test_commands_the_bash_tool_runs_see_the_users_environment(llm_server, project, agent_dir) -> None:
+    """Turning pydantic's plugins off inside pi must not reach the user's commands."""
+    write_models_json(agent_dir, llm_server.base_url)
+    command = 'echo "plugins=[${PYDANTIC_DISABLE_PLUGINS-unset}]"'
+    llm_server.enqueue(tool_call("bash", {"command": command}, id="call_env"))
+    llm_server.enqueue(text("done"))
+    result = run_pi("--no-session", "-p", "show the env", cwd=project)
+    assert result.returncode == 0, result.stderr
+    assert "plugins=[unset]" in json.dumps(llm_server.requests[1].body)
