@@ -40,10 +40,15 @@ def entry_class(entry: SessionEntry) -> str:
     (no text, not an error or abort), ``hidden`` (bookkeeping kinds) or ``other``.
 
     A navigator may compute it once per entry and filter with ``visible_in_mode``."""
-    raw = entry.raw
+    return raw_entry_class(entry.raw)
+
+
+def raw_entry_class(raw: dict[str, Any]) -> str:
+    """``entry_class`` over an entry's on-disk dict (no ``SessionEntry`` needed)."""
     kind = raw.get("type")
     if kind == "message":
-        message = _raw_message(entry)
+        message = raw.get("message")
+        message = message if isinstance(message, dict) else {}
         role = message.get("role")
         if role in ("user", "toolResult"):
             return str(role)

@@ -25,13 +25,14 @@ import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from itertools import compress
 from typing import Any
 
 from pi_app.coding.session.format import iso_now, ms_from_iso
 from pi_app.coding.session.tree_filter import (
     TREE_FILTER_MODES,
     content_text,
-    entry_class,
+    raw_entry_class,
     searchable_text,
     visible_in_mode,
 )
@@ -70,16 +71,6 @@ class RowView:
         if self.is_leaf:
             parts.append(" ← active")
         return "".join(parts)
-
-
-@dataclass(slots=True)
-class _Layout:
-    indent: int
-    just_branched: bool
-    show_connector: bool
-    is_last: bool
-    gutters: tuple[tuple[int, bool], ...]
-    virtual_root_child: bool
 
 
 def _one_line(text: str) -> str:
@@ -121,7 +112,21 @@ def format_tool_call(name: str, args: Any) -> str:
     return f"[{name}: {encoded[:40]}{'...' if len(encoded) > 40 else ''}]"
 
 
-def entry_segments(raw: dict[str, Any], tool_calls: dict[str, tuple[str, Any]]) -> tuple[Segment, ...]:
+def _collect_tool_calls(raw: dict[str, Any], tool_calls: dict[str, dict[str, Any]]) -> None:
+    """Index the tool-call blocks of an assistant message entry by call id."""
+    if raw.get("type") != "message":
+        return
+    message = raw.get("message")
+    if not isinstance(message, dict) or message.get("role") != "assistant":
+        return
+    content = message.get("content")
+    if isinstance(content, list):
+        for block in content:
+            if isinstance(block, dict) and block.get("type") == "toolCall" and block.get("id"):
+                tool_calls[str(block["id"])] = block
+
+
+def entry_segments(raw: dict[str, Any], tool_calls: dict[str, dict[str, Any]]) -> tuple[Segment, ...]:
     """How one entry reads in the tree: a coloured kind prefix and its text on one line."""
     kind = raw.get("type")
     if kind == "message":
@@ -142,7 +147,7 @@ def entry_segments(raw: dict[str, Any], tool_calls: dict[str, tuple[str, Any]]) 
         if role == "toolResult":
             call = tool_calls.get(str(message.get("toolCallId") or ""))
             if call is not None:
-                return ((format_tool_call(*call), "muted"),)
+                return ((format_tool_call(str(call.get("name") or ""), call.get("arguments")), "muted"),)
             return ((f"[{message.get('toolName') or 'tool'}]", "muted"),)
         if role == "bashExecution":
             return ((f"[bash]: {_one_line(str(message.get('command') or ''))}", "dim"),)
@@ -188,8 +193,23 @@ def format_label_time(timestamp: str, now: datetime | None = None) -> str:
     return f"{when.year % 100:02d}/{when.month}/{when.day} {clock}"
 
 
+_HIDDEN = -2
+"""``_nearest`` marker of a row inside a folded subtree."""
+
+
+def _covers(old_tokens: list[str], new_tokens: list[str]) -> bool:
+    """True when every row matching ``new_tokens`` also matches ``old_tokens`` (each old token
+    lies inside a new one), so a narrowing search only re-tests the rows that matched before."""
+    return all(any(old in new for new in new_tokens) for old in old_tokens)
+
+
 class TreeNavModel:
-    """Flattened, filtered, foldable view of a session tree with one selected row."""
+    """Flattened, filtered, foldable view of a session tree with one selected row.
+
+    Per-row state lives in flat lists indexed by row (depth-first order). The per-parent lists
+    (``_kids``, ``_last_kid``, ``_nearest``) have one extra slot at the end for the invisible
+    root, so index ``-1`` (the parent of a root) reads that slot without a branch.
+    """
 
     def __init__(
         self,
@@ -211,27 +231,37 @@ class TreeNavModel:
         self._flatten(roots)
         self._search_text: list[str | None] = [None] * len(self._nodes)
         self._segments: list[tuple[Segment, ...] | None] = [None] * len(self._nodes)
+        self._mode_passes: dict[str, list[bool]] = {}
+        self._passes_key: tuple[str, list[str]] | None = None
+        self._passes: list[bool] = []
         self.selected = 0
         self._last_id: str | None = None
         self._apply(selected_id if selected_id is not None else current_leaf_id)
 
     # -- building -------------------------------------------------------------------------------
 
-    def _flatten(self, roots: Sequence[Any]) -> None:
-        parent_of: dict[str, str | None] = {}
-        stack: list[tuple[Any, str | None]] = [(node, None) for node in roots]
+    def _active_path(self, roots: Sequence[Any]) -> set[str]:
+        """Ids on the root→leaf path."""
+        parent_of: dict[str, str | None] = {_id_of(node): None for node in roots}
+        stack = list(roots)
         while stack:
-            node, parent = stack.pop()
-            entry_id = _id_of(node)
-            if entry_id:
-                parent_of[entry_id] = parent
-            stack.extend((child, entry_id) for child in node.children)
+            node = stack.pop()
+            children = node.children
+            if children:
+                entry_id = _id_of(node)
+                for child in children:
+                    parent_of[_id_of(child)] = entry_id
+                stack.extend(children)
+        parent_of.pop("", None)  # id-less entries never join the path
         active: set[str] = set()
         cursor = self.leaf_id
         while cursor and cursor in parent_of and cursor not in active:
             active.add(cursor)
             cursor = parent_of[cursor]
-        self.active_path = active
+        return active
+
+    def _flatten(self, roots: Sequence[Any]) -> None:
+        active = self.active_path = self._active_path(roots)
 
         def ordered(nodes: Sequence[Any]) -> list[Any]:
             """Oldest first, but the child on the active path leads."""
@@ -240,91 +270,132 @@ class TreeNavModel:
             lead = [n for n in nodes if _id_of(n) in active]
             return lead + [n for n in nodes if _id_of(n) not in active] if lead else list(nodes)
 
-        self._nodes: list[Any] = []
-        self._parent_row: list[int] = []
-        self._row_of: dict[str, int] = {}
-        self._tool_calls: dict[str, tuple[str, Any]] = {}
-        self._classes: list[str] = []
-        work: list[tuple[Any, int]] = [(node, -1) for node in reversed(ordered(roots))]
+        nodes: list[Any] = []
+        ids: list[str] = []
+        parent_rows: list[int] = []
+        classes: list[str] = []
+        labeled: set[int] = set()
+        tool_calls: dict[str, dict[str, Any]] = {}
+        # two parallel stacks instead of (node, parent) tuples: fewer objects for the cyclic GC
+        work = list(reversed(ordered(roots)))
+        work_parent = [-1] * len(work)
         while work:
-            node, parent_row = work.pop()
-            row = len(self._nodes)
-            self._nodes.append(node)
-            self._parent_row.append(parent_row)
-            entry_id = _id_of(node)
-            if entry_id:
-                self._row_of[entry_id] = row
-            self._classes.append(entry_class(node.entry))
-            self._collect_tool_calls(node.entry.raw)
+            node = work.pop()
+            parent_row = work_parent.pop()
+            row = len(nodes)
+            nodes.append(node)
+            parent_rows.append(parent_row)
+            raw = node.entry.raw
+            entry_id = raw.get("id")
+            ids.append(entry_id if isinstance(entry_id, str) else "")
+            kind = raw_entry_class(raw)
+            classes.append(kind)
+            if kind == "other" or kind == "empty-assistant":  # the classes an assistant message gets
+                _collect_tool_calls(raw, tool_calls)
+            if node.label is not None:
+                labeled.add(row)
             children = node.children
             if len(children) == 1:
-                work.append((children[0], row))
+                work.append(children[0])
+                work_parent.append(row)
             elif children:
-                work.extend((child, row) for child in reversed(ordered(children)))
+                work.extend(reversed(ordered(children)))
+                work_parent.extend([row] * len(children))
+        self._nodes = nodes
+        self._ids = ids
+        self._parent_row = parent_rows
+        self._classes = classes
+        self._labeled = labeled
+        self._tool_calls = tool_calls
+        self._row_of: dict[str, int] = {entry_id: row for row, entry_id in enumerate(ids) if entry_id}
+        leaf_id = self.leaf_id
+        self._leaf_rows = [row for row, entry_id in enumerate(ids) if entry_id == leaf_id]
 
-    def _collect_tool_calls(self, raw: dict[str, Any]) -> None:
-        if raw.get("type") != "message":
-            return
-        message = raw.get("message")
-        if not isinstance(message, dict) or message.get("role") != "assistant":
-            return
-        content = message.get("content")
-        if isinstance(content, list):
-            for block in content:
-                if isinstance(block, dict) and block.get("type") == "toolCall" and block.get("id"):
-                    self._tool_calls[str(block["id"])] = (
-                        str(block.get("name") or ""),
-                        block.get("arguments"),
-                    )
+    def _mode_pass_list(self) -> list[bool]:
+        """Which rows the filter mode shows (cached per mode until a label changes)."""
+        mode = self.filter_mode
+        cached = self._mode_passes.get(mode)
+        if cached is not None:
+            return cached
+        classes = self._classes
+        table = {kind: visible_in_mode(kind, mode, is_leaf=False, labeled=False) for kind in set(classes)}
+        passes = [table[kind] for kind in classes]
+        ids, leaf_id = self._ids, self.leaf_id
+        for row in self._labeled.union(self._leaf_rows):
+            passes[row] = visible_in_mode(
+                classes[row], mode, is_leaf=ids[row] == leaf_id, labeled=self._nodes[row].label is not None
+            )
+        self._mode_passes[mode] = passes
+        return passes
 
-    def _passes(self, row: int, tokens: list[str]) -> bool:
-        node = self._nodes[row]
-        entry_id = node.entry.id
-        if not visible_in_mode(
-            self._classes[row],
-            self.filter_mode,
-            is_leaf=entry_id == self.leaf_id,
-            labeled=node.label is not None,
-        ):
-            return False
-        if tokens:
-            text = self._search_text[row]
-            if text is None:  # what the entry says, plus what the row shows (e.g. "[bash: ls]")
-                shown = "".join(part for part, _ in self._row_segments(row))
-                text = self._search_text[row] = f"{searchable_text(node)} {shown}".lower()
-            return all(token in text for token in tokens)
-        return True
+    def _search_text_of(self, row: int) -> str:
+        text = self._search_text[row]
+        if text is None:  # what the entry says, plus what the row shows (e.g. "[bash: ls]")
+            shown = "".join(part for part, _ in self._row_segments(row))
+            text = self._search_text[row] = f"{searchable_text(self._nodes[row])} {shown}".lower()
+        return text
+
+    def _pass_list(self) -> list[bool]:
+        """Rows that pass the filter mode and match every search token (cached)."""
+        mode, tokens = self.filter_mode, self.search.lower().split()
+        key = (mode, tokens)
+        if self._passes_key == key:
+            return self._passes
+        mode_passes = self._mode_pass_list()
+        if not tokens:
+            passes = mode_passes
+        else:
+            previous = self._passes_key
+            narrowing = previous is not None and previous[0] == mode and _covers(previous[1], tokens)
+            candidates = self._passes if narrowing else mode_passes
+            passes = [False] * len(candidates)
+            texts = self._search_text
+            for row in compress(range(len(candidates)), candidates):
+                text = texts[row]
+                if text is None:
+                    text = self._search_text_of(row)
+                for token in tokens:
+                    if token not in text:
+                        break
+                else:
+                    passes[row] = True
+        self._passes_key, self._passes = key, passes
+        return passes
 
     def _apply(self, keep_id: str | None) -> None:
         """Recompute the visible rows and their connectors; keep ``keep_id`` (or its nearest
         visible ancestor) selected."""
-        tokens = self.search.lower().split()
-        nodes, parent_row, folded = self._nodes, self._parent_row, self.folded
-        count = len(nodes)
-        nearest = [-1] * count  # nearest visible ancestor-or-self
-        hidden = [False] * count  # inside a folded subtree
+        passes = self._pass_list()
+        parent_row, ids, folded = self._parent_row, self._ids, self.folded
+        count = len(parent_row)
+        folded_rows = {row for row in range(count) if ids[row] in folded} if folded else set()
+        nearest = [-1] * (count + 1)  # nearest visible ancestor-or-self, or _HIDDEN
+        vparent = [-1] * count
+        kids = [0] * (count + 1)  # visible children
+        last_kid = [-1] * (count + 1)
         visible: list[int] = []
-        vparent: dict[int, int] = {}
-        vchildren: dict[int, list[int]] = {}
         for row in range(count):
             parent = parent_row[row]
-            if parent >= 0 and (hidden[parent] or (folded and nodes[parent].entry.id in folded)):
-                hidden[row] = True
-                nearest[row] = nearest[parent]
-                continue
-            if self._passes(row, tokens):
-                anchor = nearest[parent] if parent >= 0 else -1
+            if folded_rows and (nearest[parent] == _HIDDEN or parent in folded_rows):
+                nearest[row] = _HIDDEN
+            elif passes[row]:
+                anchor = nearest[parent]
                 vparent[row] = anchor
-                vchildren.setdefault(anchor, []).append(row)
+                kids[anchor] += 1
+                last_kid[anchor] = row
                 visible.append(row)
                 nearest[row] = row
             else:
-                nearest[row] = nearest[parent] if parent >= 0 else -1
+                nearest[row] = nearest[parent]
+        pos = [-1] * count
+        for position, row in enumerate(visible):
+            pos[row] = position
         self._visible = visible
-        self._pos = {row: i for i, row in enumerate(visible)}
+        self._pos = pos
         self._vparent = vparent
-        self._vchildren = vchildren
-        self.multiple_roots = len(vchildren.get(-1, ())) > 1
+        self._kids = kids
+        self._last_kid = last_kid
+        self.multiple_roots = kids[-1] > 1
         self._layout_rows()
         self._select_nearest(keep_id)
 
@@ -332,24 +403,36 @@ class TreeNavModel:
         return max(0, indent - 1) if self.multiple_roots else indent
 
     def _layout_rows(self) -> None:
+        """Indent, "opened a branch" flag and gutters of every visible row, parents first."""
         self._prefixes: dict[int, str] = {}
-        layout: dict[int, _Layout] = {}
+        count = len(self._parent_row)
         multi = self.multiple_roots
-        last_child = {parent: kids[-1] for parent, kids in self._vchildren.items()}
+        vparent, kids, last_kid = self._vparent, self._kids, self._last_kid
+        indent = [0] * count
+        branched = [False] * count  # the row's children hang from connectors
+        gutters: list[tuple[tuple[int, bool], ...]] = [()] * count
+        root_indent = 1 if multi else 0
         for row in self._visible:
-            parent = self._vparent[row]
+            parent = vparent[row]
             if parent < 0:
-                layout[row] = _Layout(1 if multi else 0, multi, multi, last_child[-1] == row, (), multi)
+                indent[row] = root_indent
+                branched[row] = multi
                 continue
-            up = layout[parent]
-            branching = len(self._vchildren[parent]) > 1
-            indent = up.indent + 1 if branching or (up.just_branched and up.indent > 0) else up.indent
-            gutters = up.gutters
-            if up.show_connector and not up.virtual_root_child:
-                position = max(0, self._display_indent(up.indent) - 1)
-                gutters = (*gutters, (position, not up.is_last))
-            layout[row] = _Layout(indent, branching, branching, last_child[parent] == row, gutters, False)
-        self._layout = layout
+            up_indent = indent[parent]
+            branching = kids[parent] > 1
+            if branching or (branched[parent] and up_indent > 0):
+                indent[row] = up_indent + 1
+            else:
+                indent[row] = up_indent
+            branched[row] = branching
+            if branched[parent] and vparent[parent] >= 0:  # the parent drew a connector
+                position = max(0, self._display_indent(up_indent) - 1)
+                gutters[row] = (*gutters[parent], (position, last_kid[vparent[parent]] != parent))
+            else:
+                gutters[row] = gutters[parent]
+        self._indent = indent
+        self._branched = branched
+        self._gutters = gutters
 
     def _select_nearest(self, entry_id: str | None) -> None:
         visible = self._visible
@@ -358,7 +441,7 @@ class TreeNavModel:
             return
         row = self._row_of.get(entry_id) if entry_id else None
         while row is not None and row >= 0:
-            if row in self._pos:
+            if self._pos[row] >= 0:
                 self.selected = self._pos[row]
                 break
             row = self._parent_row[row]
@@ -376,20 +459,21 @@ class TreeNavModel:
     def selected_id(self) -> str | None:
         if not self._visible:
             return None
-        return self._nodes[self._visible[self.selected]].entry.id
+        return self._ids[self._visible[self.selected]]
 
     @property
     def selected_node(self) -> Any:
         return self._nodes[self._visible[self.selected]] if self._visible else None
 
     def visible_ids(self) -> list[str]:
-        return [self._nodes[row].entry.id for row in self._visible]
+        ids = self._ids
+        return [ids[row] for row in self._visible]
 
     def is_foldable(self, row: int) -> bool:
-        if not self._vchildren.get(row):
+        if not self._kids[row]:
             return False
-        parent = self._vparent.get(row, -1)
-        return parent < 0 or len(self._vchildren[parent]) > 1
+        parent = self._vparent[row]
+        return parent < 0 or self._kids[parent] > 1
 
     def window(self) -> tuple[int, int]:
         """``[start, end)`` of the visible rows to show: the selection stays centred."""
@@ -404,10 +488,10 @@ class TreeNavModel:
     def row_view(self, position: int) -> RowView:
         row = self._visible[position]
         node = self._nodes[row]
-        entry_id = node.entry.id
-        lay = self._layout[row]
+        entry_id = self._ids[row]
         folded = entry_id in self.folded
-        connector = lay.show_connector and not lay.virtual_root_child
+        # a root's connector is the invisible root's, never drawn
+        connector = self._branched[row] and self._vparent[row] >= 0
         segments = self._row_segments(row)
         label_time = None
         if self.show_label_timestamps and node.label and node.label_timestamp:
@@ -415,7 +499,7 @@ class TreeNavModel:
         return RowView(
             entry_id=entry_id,
             selected=position == self.selected,
-            prefix=self._prefix(row, lay, connector, folded),
+            prefix=self._prefix(row, connector, folded),
             fold_marker="⊞ " if folded and not connector else "",
             on_path=entry_id in self.active_path,
             is_leaf=entry_id == self.leaf_id and bool(entry_id),
@@ -430,24 +514,25 @@ class TreeNavModel:
             segments = self._segments[row] = entry_segments(self._nodes[row].entry.raw, self._tool_calls)
         return segments
 
-    def _prefix(self, row: int, lay: _Layout, connector: bool, folded: bool) -> str:
+    def _prefix(self, row: int, connector: bool, folded: bool) -> str:
         """Gutters and connector of ``row`` (cached until the next filter, search or fold)."""
         cached = self._prefixes.get(row)
         if cached is None:
-            cached = self._prefixes[row] = self._build_prefix(row, lay, connector, folded)
+            cached = self._prefixes[row] = self._build_prefix(row, connector, folded)
         return cached
 
-    def _build_prefix(self, row: int, lay: _Layout, connector: bool, folded: bool) -> str:
-        levels = self._display_indent(lay.indent)
+    def _build_prefix(self, row: int, connector: bool, folded: bool) -> str:
+        levels = self._display_indent(self._indent[row])
         connector_level = levels - 1 if connector else -1
-        gutters = dict(reversed(lay.gutters))  # the first gutter at a level wins
+        gutters = dict(reversed(self._gutters[row]))  # the first gutter at a level wins
         parts = []
         for level in range(levels):
             if level in gutters:
                 parts.append("│  " if gutters[level] else "   ")
             elif level == connector_level:
                 mark = "⊞" if folded else "⊟" if self.is_foldable(row) else "─"
-                parts.append(("└" if lay.is_last else "├") + mark + " ")
+                is_last = self._last_kid[self._vparent[row]] == row
+                parts.append(("└" if is_last else "├") + mark + " ")
             else:
                 parts.append("   ")
         return "".join(parts)
@@ -491,7 +576,7 @@ class TreeNavModel:
     def select(self, entry_id: str) -> bool:
         """Select ``entry_id`` if it is visible."""
         row = self._row_of.get(entry_id)
-        if row is None or row not in self._pos:
+        if row is None or self._pos[row] < 0:
             return False
         self.selected = self._pos[row]
         self._moved()
@@ -502,7 +587,7 @@ class TreeNavModel:
         if not self._visible:
             return
         row = self._visible[self.selected]
-        entry_id = self._nodes[row].entry.id
+        entry_id = self._ids[row]
         if self.is_foldable(row) and entry_id not in self.folded:
             self.folded.add(entry_id)
             self._apply(entry_id)
@@ -512,7 +597,7 @@ class TreeNavModel:
             parent = self._vparent[current]
             if parent < 0:
                 break
-            if len(self._vchildren[parent]) > 1 and self._pos[current] < self.selected:
+            if self._kids[parent] > 1 and self._pos[current] < self.selected:
                 break
             current = parent
         self.selected = self._pos[current]
@@ -524,20 +609,20 @@ class TreeNavModel:
         if not self._visible:
             return
         row = self._visible[self.selected]
-        entry_id = self._nodes[row].entry.id
+        entry_id = self._ids[row]
         if entry_id in self.folded:
             self.folded.discard(entry_id)
             self._apply(entry_id)
             return
         current = row
         while True:
-            kids = self._vchildren.get(current)
+            kids = self._kids[current]
             if not kids:
                 break
-            if len(kids) > 1:
-                current = kids[0]
+            # visible rows are in depth-first order: the first visible child comes right after
+            current = self._visible[self._pos[current] + 1]
+            if kids > 1:
                 break
-            current = kids[0]
         self.selected = self._pos[current]
         self._moved()
 
@@ -587,5 +672,11 @@ class TreeNavModel:
         node = self._nodes[row]
         node.label = label or None
         node.label_timestamp = (timestamp or iso_now()) if label else None
+        if node.label is None:
+            self._labeled.discard(row)
+        else:
+            self._labeled.add(row)
         self._search_text[row] = None
+        self._mode_passes.clear()
+        self._passes_key = None
         self._apply(self._last_id)
