@@ -553,18 +553,27 @@ class SessionManager:
         return path_to(start, self._by_id)
 
     def get_tree(self) -> list[SessionTreeNode]:
-        """Root nodes; children sorted by timestamp (ties in file order). Built without recursion."""
-        nodes = {}
+        """Root nodes; children sorted by timestamp (ties in file order). Built without recursion.
+
+        Reads ``raw`` directly (not the ``id``/``parent_id`` properties): this runs once per
+        ``/tree`` open over every entry of the session."""
+        labels, label_ts = self._labels, self._label_ts
+        nodes: dict[str, SessionTreeNode] = {}
         order: list[SessionTreeNode] = []
+        ids: list[str] = []
         for entry in self._entries:
-            node = SessionTreeNode(entry, [], self._labels.get(entry.id), self._label_ts.get(entry.id))
-            if entry.id:
-                nodes[entry.id] = node
+            entry_id = entry.raw.get("id")
+            if not isinstance(entry_id, str):
+                entry_id = ""
+            node = SessionTreeNode(entry, [], labels.get(entry_id), label_ts.get(entry_id))
+            if entry_id:
+                nodes[entry_id] = node
             order.append(node)
+            ids.append(entry_id)
         roots: list[SessionTreeNode] = []
-        for node in order:
-            parent_id = node.entry.parent_id
-            parent = nodes.get(parent_id) if parent_id is not None and parent_id != node.entry.id else None
+        for node, entry_id in zip(order, ids, strict=True):
+            parent_id = node.entry.raw.get("parentId")
+            parent = nodes.get(parent_id) if isinstance(parent_id, str) and parent_id != entry_id else None
             if parent is None:
                 roots.append(node)
             else:

@@ -25,6 +25,7 @@ import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from functools import lru_cache
 from itertools import compress
 from typing import Any
 
@@ -77,8 +78,13 @@ def _one_line(text: str) -> str:
     return " ".join(text.replace("\t", " ").split("\n")).strip()[:MAX_TEXT]
 
 
+@lru_cache(maxsize=4)
+def _home_for(home_env: str | None) -> str:
+    return os.path.expanduser("~")
+
+
 def _shorten_home(path: str) -> str:
-    home = os.path.expanduser("~")
+    home = _home_for(os.environ.get("HOME"))  # expanduser is slow for thousands of rows
     return "~" + path[len(home) :] if home and home != "~" and path.startswith(home) else path
 
 
@@ -130,7 +136,9 @@ def entry_segments(raw: dict[str, Any], tool_calls: dict[str, dict[str, Any]]) -
     """How one entry reads in the tree: a coloured kind prefix and its text on one line."""
     kind = raw.get("type")
     if kind == "message":
-        message = raw.get("message") if isinstance(raw.get("message"), dict) else {}
+        message = raw.get("message")
+        if not isinstance(message, dict):
+            message = {}
         role = message.get("role")
         if role == "user":
             return (("user: ", "accent"), (_one_line(content_text(message.get("content"))), None))
@@ -331,7 +339,10 @@ class TreeNavModel:
     def _search_text_of(self, row: int) -> str:
         text = self._search_text[row]
         if text is None:  # what the entry says, plus what the row shows (e.g. "[bash: ls]")
-            shown = "".join(part for part, _ in self._row_segments(row))
+            # segments are not cached here: thousands of tuples kept alive would make the
+            # cyclic GC run full collections; only the painted rows keep theirs
+            segments = self._segments[row] or entry_segments(self._nodes[row].entry.raw, self._tool_calls)
+            shown = "".join(part for part, _ in segments)
             text = self._search_text[row] = f"{searchable_text(self._nodes[row])} {shown}".lower()
         return text
 
