@@ -19,11 +19,6 @@ TREE_FILTER_MODES = ("default", "no-tools", "user-only", "labeled-only", "all")
 _HIDDEN_BY_DEFAULT = frozenset({"label", "custom", "model_change", "thinking_level_change", "session_info"})
 
 
-def _raw_message(entry: SessionEntry) -> dict[str, Any]:
-    message = entry.raw.get("message")
-    return message if isinstance(message, dict) else {}
-
-
 def content_text(content: Any) -> str:
     """The text blocks of a message ``content`` (string or block list), joined."""
     if isinstance(content, str):
@@ -83,12 +78,15 @@ def tree_filter(node: Any, mode: str, current_leaf_id: str | None) -> bool:
 
 
 def searchable_text(node: Any) -> str:
-    entry: SessionEntry = node.entry
-    raw = entry.raw
+    """What search looks in; the ``/tree`` navigator builds it for every row on the first search
+    letter, so the common message path stays lean."""
+    raw = node.entry.raw
     kind = raw.get("type")
     parts = [node.label or ""]
     if kind == "message":
-        message = _raw_message(entry)
+        message = raw.get("message")
+        if not isinstance(message, dict):
+            message = {}
         parts.append(str(message.get("role") or ""))
         content = message.get("content")
         if isinstance(content, str):
@@ -100,8 +98,9 @@ def searchable_text(node: Any) -> str:
                     if block.get("type") == "toolCall":
                         parts.append(str(block.get("name", "")) + " " + json.dumps(block.get("arguments")))
         for key in ("command", "output", "toolName"):
-            if isinstance(message.get(key), str):
-                parts.append(message[key])
+            value = message.get(key)
+            if isinstance(value, str):
+                parts.append(value)
     elif kind == "branch_summary":
         parts += ["branch summary", str(raw.get("summary") or "")]
     elif kind == "compaction":
@@ -121,7 +120,7 @@ def searchable_text(node: Any) -> str:
         parts += ["label", str(raw.get("label") or "")]
     else:
         parts.append(str(kind or ""))
-    return " ".join(p for p in parts if p)
+    return " ".join(filter(None, parts))
 
 
 def matches_search(node: Any, query: str) -> bool:

@@ -7,7 +7,8 @@ editor (decision D-42: a plain ``l`` types into the search).
 
 The widget only renders and forwards keys; ``TreeNavModel`` does the work. It never touches the
 session: it posts ``Selected``, ``Cancelled`` and ``LabelChanged`` and the owner acts on them
-(the app appends the label entry and runs the navigation, then closes the selector).
+(the app appends the label entry and runs the navigation, then closes the selector). While
+idle it has the model build search texts in slices (``warm_search``), ahead of the first letter.
 """
 
 from __future__ import annotations
@@ -50,6 +51,8 @@ TREE_ACTIONS = (
     "tui.select.cancel",
     "tui.editor.deleteCharBackward",
 )
+WARM_SEARCH_ROWS = 400
+WARM_SEARCH_PAUSE = 0.01
 FILTER_TOGGLES = {
     "app.tree.filter.noTools": "no-tools",
     "app.tree.filter.userOnly": "user-only",
@@ -124,6 +127,15 @@ class TreeNavigator(Vertical, can_focus=True):
         self.label_editor = InlineInput("Label (empty to remove):", self.keys)
         self.header = LineView(self._paint_header, id="tree-header")
         self.rows = LineView(self._paint_rows, id="tree-rows")
+
+    def on_mount(self) -> None:
+        self.set_timer(WARM_SEARCH_PAUSE, self._warm_search)
+
+    def _warm_search(self) -> None:
+        """Build search texts a slice at a time between key presses, so the first search letter
+        on a large session only filters (a key waits for at most one slice)."""
+        if not self.model.warm_search(WARM_SEARCH_ROWS):
+            self.set_timer(WARM_SEARCH_PAUSE, self._warm_search)
 
     def compose(self) -> ComposeResult:
         yield self.header

@@ -239,6 +239,7 @@ class TreeNavModel:
         self._flatten(roots)
         self._search_text: list[str | None] = [None] * len(self._nodes)
         self._segments: list[tuple[Segment, ...] | None] = [None] * len(self._nodes)
+        self._warm_row = 0  # rows before it have their search text (see ``warm_search``)
         self._mode_passes: dict[str, list[bool]] = {}
         self._passes_key: tuple[str, list[str]] | None = None
         self._passes: list[bool] = []
@@ -250,16 +251,21 @@ class TreeNavModel:
 
     def _active_path(self, roots: Sequence[Any]) -> set[str]:
         """Ids on the root→leaf path."""
-        parent_of: dict[str, str | None] = {_id_of(node): None for node in roots}
+        parent_of: dict[Any, str | None] = {node.entry.raw.get("id"): None for node in roots}
         stack = list(roots)
         while stack:
             node = stack.pop()
             children = node.children
-            if children:
-                entry_id = _id_of(node)
+            while children:  # walk a chain of single children without the stack
+                entry_id = node.entry.raw.get("id")
+                if not isinstance(entry_id, str):
+                    entry_id = ""
                 for child in children:
-                    parent_of[_id_of(child)] = entry_id
-                stack.extend(children)
+                    parent_of[child.entry.raw.get("id")] = entry_id
+                if len(children) > 1:
+                    stack.extend(children[1:])
+                node = children[0]
+                children = node.children
         parent_of.pop("", None)  # id-less entries never join the path
         active: set[str] = set()
         cursor = self.leaf_id
@@ -284,31 +290,35 @@ class TreeNavModel:
         classes: list[str] = []
         labeled: set[int] = set()
         tool_calls: dict[str, dict[str, Any]] = {}
+        add_node, add_id, add_parent, add_class = nodes.append, ids.append, parent_rows.append, classes.append
         # two parallel stacks instead of (node, parent) tuples: fewer objects for the cyclic GC
         work = list(reversed(ordered(roots)))
         work_parent = [-1] * len(work)
         while work:
             node = work.pop()
             parent_row = work_parent.pop()
-            row = len(nodes)
-            nodes.append(node)
-            parent_rows.append(parent_row)
-            raw = node.entry.raw
-            entry_id = raw.get("id")
-            ids.append(entry_id if isinstance(entry_id, str) else "")
-            kind = raw_entry_class(raw)
-            classes.append(kind)
-            if kind == "other" or kind == "empty-assistant":  # the classes an assistant message gets
-                _collect_tool_calls(raw, tool_calls)
-            if node.label is not None:
-                labeled.add(row)
-            children = node.children
-            if len(children) == 1:
-                work.append(children[0])
-                work_parent.append(row)
-            elif children:
-                work.extend(reversed(ordered(children)))
-                work_parent.extend([row] * len(children))
+            while True:  # down the first child of each node; later siblings wait on the stack
+                row = len(nodes)
+                add_node(node)
+                add_parent(parent_row)
+                raw = node.entry.raw
+                entry_id = raw.get("id")
+                add_id(entry_id if isinstance(entry_id, str) else "")
+                kind = raw_entry_class(raw)
+                add_class(kind)
+                if kind == "other" or kind == "empty-assistant":  # what an assistant message gets
+                    _collect_tool_calls(raw, tool_calls)
+                if node.label is not None:
+                    labeled.add(row)
+                children = node.children
+                if not children:
+                    break
+                if len(children) > 1:
+                    children = ordered(children)
+                    work.extend(reversed(children[1:]))
+                    work_parent.extend([row] * (len(children) - 1))
+                node = children[0]
+                parent_row = row
         self._nodes = nodes
         self._ids = ids
         self._parent_row = parent_rows
@@ -345,6 +355,17 @@ class TreeNavModel:
             shown = "".join(part for part, _ in segments)
             text = self._search_text[row] = f"{searchable_text(self._nodes[row])} {shown}".lower()
         return text
+
+    def warm_search(self, budget: int) -> bool:
+        """Build the search text of up to ``budget`` more rows ahead of the first search letter
+        (the navigator calls this while idle); True once every row has one."""
+        texts, start = self._search_text, self._warm_row
+        end = min(len(texts), start + budget)
+        for row in range(start, end):
+            if texts[row] is None:
+                self._search_text_of(row)
+        self._warm_row = end
+        return end >= len(texts)
 
     def _pass_list(self) -> list[bool]:
         """Rows that pass the filter mode and match every search token (cached)."""
