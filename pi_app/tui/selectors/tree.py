@@ -53,6 +53,7 @@ TREE_ACTIONS = (
 )
 WARM_SEARCH_ROWS = 400
 WARM_SEARCH_PAUSE = 0.01
+WARM_SEARCH_START = 0.1
 FILTER_TOGGLES = {
     "app.tree.filter.noTools": "no-tools",
     "app.tree.filter.userOnly": "user-only",
@@ -129,7 +130,7 @@ class TreeNavigator(Vertical, can_focus=True):
         self.rows = LineView(self._paint_rows, id="tree-rows")
 
     def on_mount(self) -> None:
-        self.set_timer(WARM_SEARCH_PAUSE, self._warm_search)
+        self.set_timer(WARM_SEARCH_START, self._warm_search)  # after the first paint
 
     def _warm_search(self) -> None:
         """Build search texts a slice at a time between key presses, so the first search letter
