@@ -471,7 +471,9 @@ class PiApp(App[int], inherit_bindings=False):
     def _session_ready(self, message: SessionReady) -> None:
         if not self.has_screen:
             return
+        self.footer.state.starting = False
         if message.created is None:
+            self.footer.repaint()
             self.show_error(message.error or "could not start the session")
             early = self._take_early_prompts()
             if early:  # typed while it was starting: back in the editor, not lost

@@ -127,6 +127,8 @@ class FooterState:
     thinking_level: str = "off"
     show_provider: bool = False
     statuses: dict[str, str] = field(default_factory=dict)
+    starting: bool = False
+    """The session is still being built: no model to name yet (not "no-model", which means none is set)."""
 
 
 def _sanitize(text: str) -> str:
@@ -176,7 +178,7 @@ def footer_lines(state: FooterState, width: int, styles: dict[str, Style] | None
     if cell_len(left.plain) > width:
         left = Text(truncate_cells(left.plain, width), dim)
 
-    right = state.model_id or "no-model"
+    right = state.model_id or ("" if state.starting else "no-model")
     if state.model_id and state.reasoning:
         right += " • thinking off" if state.thinking_level == "off" else f" • {state.thinking_level}"
     room = width - cell_len(left.plain) - 2
@@ -205,7 +207,7 @@ class Footer(Static):
 
     def __init__(self, cwd: str, **kwargs: Any) -> None:
         super().__init__("", **kwargs)
-        self.state = FooterState(cwd=cwd, branch=git_branch(cwd))
+        self.state = FooterState(cwd=cwd, branch=git_branch(cwd), starting=True)
         self.styles_map: dict[str, Style] = {}
         self._shown: Text | None = None
 

@@ -11,6 +11,7 @@ from pi_app.ai.testing import delay, hang, text
 from pi_app.ai.types import AssistantMessage, TextContent, Usage, UserMessage
 from pi_app.tui.app import PiApp
 from pi_app.tui.blocks import AssistantBlock, UserBlock
+from pi_app.tui.footer import footer_lines
 from tests.tui.fakes import fake_session_factory, history_session_factory
 from tests.tui.helpers import wait_for
 from tests.tui.test_app_flows import make_app, notes, started, users
@@ -155,6 +156,10 @@ def _held_factory(tmp_path: Path, script, *, fail: bool = False):  # type: ignor
     return held, provider, release
 
 
+def footer_text(app: PiApp) -> str:
+    return "\n".join(line.plain.rstrip() for line in footer_lines(app.footer.state, 90))
+
+
 async def test_messages_submitted_before_the_session_is_ready_are_sent_once_it_is(tmp_path: Path) -> None:
     held, provider, release = _held_factory(tmp_path, [[text("First reply.")], [text("Second reply.")]])
     app = PiApp(session_factory=held, cwd=str(tmp_path), animate=False, agent_dir=tmp_path / "agent")
@@ -167,6 +172,7 @@ async def test_messages_submitted_before_the_session_is_ready_are_sent_once_it_i
         pending = str(app.pending.render())
         assert "early one" in pending and "early two" in pending
         assert "queued until the session is ready" in notes(app)
+        assert "no-model" not in footer_text(app)  # starting: the model is not known yet, not missing
         release.set()
         await wait_for(pilot, lambda: "Second reply." in notes(app) and not app.is_working)
         assert [call.context.messages[-1].content[0].text for call in provider.calls] == [
@@ -185,6 +191,7 @@ async def test_messages_submitted_before_a_failed_start_go_back_to_the_editor(tm
         await pilot.press(*"keep me", "enter")
         release.set()
         await wait_for(pilot, lambda: "Error: models.json is broken" in notes(app))
+        await wait_for(pilot, lambda: footer_text(app).endswith("no-model"))
         assert app.editor.text == "keep me"
         assert str(app.pending.render()) == ""
         assert provider.calls == []

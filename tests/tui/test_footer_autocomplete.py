@@ -67,6 +67,12 @@ def test_footer_truncates_and_drops_the_model_when_there_is_no_room() -> None:
     assert len(second.plain) <= 20
 
 
+def test_footer_names_no_model_while_the_session_is_starting() -> None:
+    starting = FooterState(cwd="/p", starting=True)
+    assert "no-model" not in footer_lines(starting, 80)[1].plain
+    assert footer_lines(FooterState(cwd="/p"), 80)[1].plain.endswith("no-model")  # ready, none set
+
+
 def test_footer_statuses_line_is_sorted_and_sanitised() -> None:
     state = FooterState(cwd="/p", statuses={"b": "two\tlines\nhere", "a": "  first  "})
     assert footer_lines(state, 80)[2].plain == "first two lines here"
