@@ -14,27 +14,46 @@ from typing import TYPE_CHECKING, Any
 
 from pi_app.coding.lazy_exports import lazy_exports
 
-# read and bash are on by default, and ToolsOptions needs their option types; the other tools'
-# modules load on first use (``pi -p`` with the default tools never imports grep/find/ls).
-from pi_app.coding.tools.bash import BashToolOptions
-from pi_app.coding.tools.definition import ToolDefinition, wrap_tool_definition
-from pi_app.coding.tools.read import ReadToolOptions
+# read and bash are on by default, and ToolsOptions needs their option types: their modules (and
+# the helpers they import) load with the package. The other tools' modules and working parts load
+# on first use (``pi -p`` with the default tools never imports grep/find/ls).
+from pi_app.coding.tools.bash import (
+    BashAborted,
+    BashOperations,
+    BashResult,
+    BashTimeout,
+    BashToolOptions,
+    LocalBashOperations,
+    create_bash_tool_definition,
+    create_local_bash_operations,
+    execute_user_bash,
+)
+from pi_app.coding.tools.definition import (
+    DefinitionAgentTool,
+    ToolDefinition,
+    ToolParams,
+    create_tool_definition_from_agent_tool,
+    wrap_tool_definition,
+)
+from pi_app.coding.tools.path_utils import expand_path, resolve_read_path, resolve_to_cwd
+from pi_app.coding.tools.read import (
+    LocalReadOperations,
+    ReadOperations,
+    ReadToolOptions,
+    create_read_tool_definition,
+)
+from pi_app.coding.tools.truncate import (
+    DEFAULT_MAX_BYTES,
+    DEFAULT_MAX_LINES,
+    GREP_MAX_LINE_LENGTH,
+    TruncationResult,
+    format_size,
+    truncate_head,
+    truncate_line,
+    truncate_tail,
+)
 
 if TYPE_CHECKING:
-    from pi_app.coding.tools.bash import (
-        BashAborted,
-        BashOperations,
-        BashResult,
-        BashTimeout,
-        LocalBashOperations,
-        create_local_bash_operations,
-        execute_user_bash,
-    )
-    from pi_app.coding.tools.definition import (
-        DefinitionAgentTool,
-        ToolParams,
-        create_tool_definition_from_agent_tool,
-    )
     from pi_app.coding.tools.edit import (
         EditOperations,
         LocalEditOperations,
@@ -57,35 +76,10 @@ if TYPE_CHECKING:
     from pi_app.coding.tools.ls import LocalLsOperations, LsOperations
     from pi_app.coding.tools.mutation_queue import with_file_mutation_queue
     from pi_app.coding.tools.output_accumulator import sanitize_output
-    from pi_app.coding.tools.path_utils import expand_path, resolve_read_path, resolve_to_cwd
-    from pi_app.coding.tools.read import (
-        LocalReadOperations,
-        ReadOperations,
-    )
     from pi_app.coding.tools.shell import BashSpawnContext, kill_tracked_process_groups
-    from pi_app.coding.tools.truncate import (
-        DEFAULT_MAX_BYTES,
-        DEFAULT_MAX_LINES,
-        GREP_MAX_LINE_LENGTH,
-        TruncationResult,
-        format_size,
-        truncate_head,
-        truncate_line,
-        truncate_tail,
-    )
     from pi_app.coding.tools.write import LocalWriteOperations, WriteOperations
 
 _LAZY_EXPORTS: dict[str, str] = {
-    "BashAborted": "bash",
-    "BashOperations": "bash",
-    "BashResult": "bash",
-    "BashTimeout": "bash",
-    "LocalBashOperations": "bash",
-    "create_local_bash_operations": "bash",
-    "execute_user_bash": "bash",
-    "DefinitionAgentTool": "definition",
-    "ToolParams": "definition",
-    "create_tool_definition_from_agent_tool": "definition",
     "EditOperations": "edit",
     "LocalEditOperations": "edit",
     "compute_edits_diff": "edit",
@@ -104,21 +98,8 @@ _LAZY_EXPORTS: dict[str, str] = {
     "LsOperations": "ls",
     "with_file_mutation_queue": "mutation_queue",
     "sanitize_output": "output_accumulator",
-    "expand_path": "path_utils",
-    "resolve_read_path": "path_utils",
-    "resolve_to_cwd": "path_utils",
-    "LocalReadOperations": "read",
-    "ReadOperations": "read",
     "BashSpawnContext": "shell",
     "kill_tracked_process_groups": "shell",
-    "DEFAULT_MAX_BYTES": "truncate",
-    "DEFAULT_MAX_LINES": "truncate",
-    "GREP_MAX_LINE_LENGTH": "truncate",
-    "TruncationResult": "truncate",
-    "format_size": "truncate",
-    "truncate_head": "truncate",
-    "truncate_line": "truncate",
-    "truncate_tail": "truncate",
     "LocalWriteOperations": "write",
     "WriteOperations": "write",
 }
@@ -136,8 +117,6 @@ def create_read_tool(
     auto_resize_images: bool = True,
     options: ReadToolOptions | None = None,
 ) -> ToolDefinition:
-    from pi_app.coding.tools.read import create_read_tool_definition
-
     options = options or ReadToolOptions(auto_resize_images=auto_resize_images)
     return create_read_tool_definition(cwd, operations, options)
 
@@ -175,8 +154,6 @@ def create_bash_tool(
     elif operations is not None or spawn_hook is not None:
         options = BashToolOptions(**{**vars(options), "operations": operations or options.operations})
         options.spawn_hook = spawn_hook or options.spawn_hook
-    from pi_app.coding.tools.bash import create_bash_tool_definition
-
     return create_bash_tool_definition(cwd, options)
 
 
