@@ -124,7 +124,7 @@ def active_tool_names(options: LaunchOptions) -> tuple[list[str] | None, bool]:
 
 
 def open_session_manager(
-    options: LaunchOptions, cwd: str, settings_manager: Any, host: LaunchHost | None = None
+    options: LaunchOptions, cwd: str, settings_manager: Any, host: LaunchHost = LaunchHost()
 ) -> Any:
     from pi_app.coding import paths
     from pi_app.coding.session.manager import SessionManager
@@ -139,7 +139,6 @@ def open_session_manager(
     if options.fork:
         return fork_session_argument(options.fork, cwd, session_dir)
     if options.session:
-        host = host or LaunchHost()
         return open_session_argument(options.session, cwd, session_dir, host.ask, host.report)
     if options.session_id:
         return open_session_by_id(options.session_id, cwd, session_dir)
@@ -239,7 +238,7 @@ async def load_resources(
     agent_dir: Any,
     settings: Any,
     registry: Any,
-    host: LaunchHost | None = None,
+    host: LaunchHost = LaunchHost(),
 ) -> Any:
     """The ``ResourceLoader`` for ``--skill``/``--prompt-template``/``--theme`` and their ``--no-*``
     switches, loaded. ``--approve`` trusts the project's ``.pi`` resources for this run. Packages
@@ -273,7 +272,7 @@ async def load_resources(
     if options.approve and hasattr(loader.trust, "approve"):
         loader.trust.approve = True
     await loader.reload()
-    report = (host or LaunchHost()).report
+    report = host.report
     notice = getattr(loader.trust, "notice", None)
     if notice:
         report(notice)
@@ -285,7 +284,7 @@ async def load_resources(
 
 
 async def build_session(
-    options: LaunchOptions, *, stream_fn: Any = None, host: LaunchHost | None = None
+    options: LaunchOptions, *, stream_fn: Any = None, host: LaunchHost = LaunchHost()
 ) -> Any:
     """Build the ``CreatedSession`` for these options, or raise ``LaunchError`` with one line;
     ``host`` hears the start-up warnings and answers the fork question."""
@@ -298,7 +297,6 @@ async def build_session(
 
     cwd = os.path.abspath(options.cwd or os.getcwd())
     agent_dir = paths.agent_dir()
-    host = host or LaunchHost()
     settings = SettingsManager.create(cwd, agent_dir)
     registry = ModelRegistry(AuthStorage(agent_dir / "auth.json"), agent_dir / "models.json")
     # Extensions load first so their providers are in the registry when --model is resolved
@@ -413,7 +411,7 @@ def _report_load_problems(loaded: Any, report: Callable[[str], None]) -> None:
 
 
 async def attach_extensions(
-    session: Any, loader: Any, options: LaunchOptions, host: LaunchHost | None = None
+    session: Any, loader: Any, options: LaunchOptions, host: LaunchHost = LaunchHost()
 ) -> Any:
     """Bind the loaded extensions to ``session`` (spec 40 §2.8 steps 6-8; see
     ``pi_app.coding.extensions.session_binding``); returns the binding, also set as
@@ -432,7 +430,7 @@ async def attach_extensions(
     loaded = loader.get_extensions()
     mode = _mode_name(options)
     headless = mode in ("print", "json")
-    say = (host or LaunchHost()).report
+    say = host.report
     if mode != "tui":
         _report_load_problems(loaded, say)
     if not loaded.extensions and mode != "tui":
