@@ -435,35 +435,32 @@ class TreeNavModel:
         return max(0, indent - 1) if self.multiple_roots else indent
 
     def _layout_rows(self) -> None:
-        """Indent, "opened a branch" flag and gutters of every visible row, parents first."""
+        """Indent and gutters of every visible row, parents first. A row hangs from a connector
+        when its visible parent (or the invisible root) has more than one visible child."""
         self._prefixes: dict[int, str] = {}
         count = len(self._parent_row)
-        multi = self.multiple_roots
         vparent, kids, last_kid = self._vparent, self._kids, self._last_kid
         indent = [0] * count
-        branched = [False] * count  # the row's children hang from connectors
         gutters: list[tuple[tuple[int, bool], ...]] = [()] * count
-        root_indent = 1 if multi else 0
+        root_indent = 1 if self.multiple_roots else 0
         for row in self._visible:
             parent = vparent[row]
             if parent < 0:
                 indent[row] = root_indent
-                branched[row] = multi
                 continue
             up_indent = indent[parent]
-            branching = kids[parent] > 1
-            if branching or (branched[parent] and up_indent > 0):
+            grandparent = vparent[parent]
+            parent_branched = kids[grandparent] > 1  # the parent hangs from a connector
+            if kids[parent] > 1 or (parent_branched and up_indent > 0):
                 indent[row] = up_indent + 1
             else:
                 indent[row] = up_indent
-            branched[row] = branching
-            if branched[parent] and vparent[parent] >= 0:  # the parent drew a connector
+            if parent_branched and grandparent >= 0:  # the parent drew a connector
                 position = max(0, self._display_indent(up_indent) - 1)
-                gutters[row] = (*gutters[parent], (position, last_kid[vparent[parent]] != parent))
+                gutters[row] = (*gutters[parent], (position, last_kid[grandparent] != parent))
             else:
                 gutters[row] = gutters[parent]
         self._indent = indent
-        self._branched = branched
         self._gutters = gutters
 
     def _select_nearest(self, entry_id: str | None) -> None:
@@ -523,7 +520,8 @@ class TreeNavModel:
         entry_id = self._ids[row]
         folded = entry_id in self.folded
         # a root's connector is the invisible root's, never drawn
-        connector = self._branched[row] and self._vparent[row] >= 0
+        parent = self._vparent[row]
+        connector = parent >= 0 and self._kids[parent] > 1
         segments = self._row_segments(row)
         label_time = None
         if self.show_label_timestamps and node.label and node.label_timestamp:
