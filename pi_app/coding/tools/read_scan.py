@@ -18,6 +18,8 @@ newline byte is never part of a UTF-8 sequence (an unfinished one before it beco
 from __future__ import annotations
 
 import codecs
+import os
+import stat
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import partial
@@ -93,6 +95,15 @@ class LocalFile:
     text: TextScan | None  # None for an image or a binary file
 
 
+def _binary_size(fd: int, head: bytes, rest: Iterable[bytes]) -> int:
+    """A binary file's size: from its metadata when that can be trusted (a regular file not smaller
+    than what was read; ``/proc`` files say 0), else by reading the rest of it."""
+    info = os.fstat(fd)
+    if stat.S_ISREG(info.st_mode) and info.st_size >= len(head):
+        return info.st_size
+    return len(head) + sum(map(len, rest))
+
+
 def read_local_file(path: str, start: int, stop: int | None) -> LocalFile:
     with open(path, "rb") as handle:
         head = handle.read(BINARY_SNIFF_BYTES)
@@ -101,6 +112,6 @@ def read_local_file(path: str, start: int, stop: int | None) -> LocalFile:
             return LocalFile(data, len(data), None)
         rest = iter(partial(handle.read, CHUNK_BYTES), b"")
         if looks_binary(head):
-            return LocalFile(head, len(head) + sum(map(len, rest)), None)
+            return LocalFile(head, _binary_size(handle.fileno(), head, rest), None)
         text = scan_text(chain([head], rest), start, stop)
         return LocalFile(head, text.file_bytes, text)
