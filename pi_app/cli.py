@@ -394,17 +394,14 @@ def _settle_session_argument(args: LaunchOptions) -> int | None:
     """``pi --session <id prefix>`` before the app takes the screen, as pi 0.73.1: a session of
     another project is offered for forking on the terminal (the app then opens the fork), a prefix
     that matches nothing ends pi with its one-line error. Returns an exit status to stop with."""
-    from pi_app.coding import paths
-    from pi_app.coding.launch import LaunchError, session_argument_file
+    from pi_app.coding.launch import LaunchError, session_argument_file, session_dir_for
     from pi_app.coding.session.listing import looks_like_path
-    from pi_app.coding.settings import SettingsManager
     from pi_app.modes.console import ask_on_terminal, write_stderr_line
 
     if looks_like_path(args.session or ""):
         return None  # the app opens (or creates) the file and reports what it finds there
     cwd = os.path.abspath(args.cwd or os.getcwd())
-    settings = SettingsManager.create(cwd, paths.agent_dir())
-    session_dir = str(paths.resolve_session_dir(cwd, args.session_dir, settings.get_session_dir()))
+    session_dir = session_dir_for(args, cwd)
     try:
         args.session = session_argument_file(
             args.session or "", cwd, session_dir, ask_on_terminal, write_stderr_line

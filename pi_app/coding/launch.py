@@ -123,6 +123,15 @@ def active_tool_names(options: LaunchOptions) -> tuple[list[str] | None, bool]:
     return names, False
 
 
+def session_dir_for(options: LaunchOptions, cwd: str) -> str:
+    """The session folder the start-up would use (``--session-dir`` > env > setting > default)."""
+    from pi_app.coding import paths
+    from pi_app.coding.settings import SettingsManager
+
+    settings = SettingsManager.create(cwd, paths.agent_dir())
+    return str(paths.resolve_session_dir(cwd, options.session_dir, settings.get_session_dir()))
+
+
 def open_session_manager(
     options: LaunchOptions, cwd: str, settings_manager: Any, host: LaunchHost = LaunchHost()
 ) -> Any:

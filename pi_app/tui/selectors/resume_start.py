@@ -15,6 +15,7 @@ from textual import on
 from textual.app import App, ComposeResult
 from textual.containers import Vertical
 
+from pi_app.coding.launch import session_dir_for
 from pi_app.tui.selectors.navigation import rename_in_file, session_picker
 from pi_app.tui.selectors.sessions import SessionPicker
 
@@ -47,15 +48,6 @@ class ResumePickerApp(App[str | None]):
     @on(SessionPicker.Cancelled)
     def _cancelled(self, message: SessionPicker.Cancelled) -> None:
         self.exit(None)
-
-
-def session_dir_for(options: Any, cwd: str) -> str:
-    """The session folder the start-up would use (``--session-dir`` > env > setting > default)."""
-    from pi_app.coding import paths
-    from pi_app.coding.settings import SettingsManager
-
-    settings = SettingsManager.create(cwd, paths.agent_dir())
-    return str(paths.resolve_session_dir(cwd, options.session_dir, settings.get_session_dir()))
 
 
 def choose_session_to_resume(options: Any, app: ResumePickerApp | None = None) -> bool:
