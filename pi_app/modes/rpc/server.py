@@ -204,8 +204,10 @@ class RpcServer:
         try:
             await self.session.prompt(text, images)
         except Exception as exc:  # accepted prompts already had their one response (R-RPC-12)
+            from pi_app.modes.console import describe_exception
+
             log.debug("prompt failed", exc_info=True)
-            sys.stderr.write(f"Error: {exc}\n")  # one line; the logger would add a second one
+            sys.stderr.write(f"Error: {describe_exception(exc)}\n")  # one line; the logger would add more
 
     async def _cmd_steer(self, cmd: p.SteerCommand) -> Any:
         self._reject_queued_command(cmd.message)
