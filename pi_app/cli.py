@@ -316,8 +316,7 @@ def install_exit_signal_handlers() -> None:
             if shell.defer_exit_signal(signum):  # a shell is starting: raised again once tracked
                 return
             shell.kill_tracked_process_groups()
-        signal.signal(signum, signal.SIG_DFL)
-        os.kill(os.getpid(), signum)
+        _die_of_signal(signum)
 
     for name in ("SIGHUP", "SIGTERM"):
         if hasattr(signal, name):
@@ -368,7 +367,9 @@ def run(args: LaunchOptions) -> int:
 
             return report_unexpected_error(exc, verbose=args.verbose)
         except KeyboardInterrupt:  # Ctrl+C: end by the signal as pi 0.73.1 does, without a traceback
-            return _die_of_signal("SIGINT", 130)
+            import signal
+
+            return _die_of_signal(signal.SIGINT, 130)
     if args.session and not (args.fork or args.no_session):
         settled = _settle_session_argument(args)
         if settled is not None:
@@ -381,10 +382,10 @@ def run(args: LaunchOptions) -> int:
     return run_interactive(args)
 
 
-def _die_of_signal(name: str, fallback_status: int) -> int:
+def _die_of_signal(signum: int, fallback_status: int = 1) -> int:
+    """End the process by ``signum``'s default action (as if no handler had been installed)."""
     import signal
 
-    signum = getattr(signal, name)
     signal.signal(signum, signal.SIG_DFL)
     os.kill(os.getpid(), signum)
     return fallback_status  # reached only where the signal does not end the process
