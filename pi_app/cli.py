@@ -376,7 +376,7 @@ def run(args: LaunchOptions) -> int:
             return settled
     import gc
 
-    gc.disable()  # as headless, until the app's first frame is out (``pi_app.tui.app.keep_startup_objects``)
+    gc.disable()  # as headless, until the app's first frame is out (``pi_app.coding.launch.keep_startup_objects``)
     from pi_app.tui.app import run_interactive
 
     return run_interactive(args)
@@ -455,21 +455,19 @@ def _export(args: LaunchOptions) -> int:
     return 0
 
 
-def _keep_startup_objects() -> None:
-    """The end of a headless start-up: what it built lives for the whole run, so the collector stops
-    looking at it (``gc.freeze``) and starts collecting again from here. See the module docstring."""
-    import gc
-
-    gc.freeze()
-    gc.enable()
-
-
 async def _run_headless(args: LaunchOptions) -> int:
     import gc
 
-    gc.disable()  # until _keep_startup_objects: start-up allocates mostly what it keeps
+    from pi_app.coding.launch import (  # loaded already, for LaunchOptions
+        LaunchError,
+        build_session,
+        finish_extensions,
+        first_message_parts,
+        keep_startup_objects,
+    )
+
+    gc.disable()  # until keep_startup_objects: start-up allocates mostly what it keeps
     try:
-        from pi_app.coding.launch import LaunchError, build_session, finish_extensions, first_message_parts
         from pi_app.modes.console import terminal_host
         from pi_app.modes.output import LineWriter, guard_stdout
 
@@ -483,7 +481,7 @@ async def _run_headless(args: LaunchOptions) -> int:
             sys.stderr.write(f"{exc}\n")
             return exc.exit_code
     finally:
-        _keep_startup_objects()
+        keep_startup_objects()
     session = created.session
     for warning in created.warnings:
         sys.stderr.write(f"Warning: {warning}\n")

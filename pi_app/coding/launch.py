@@ -513,3 +513,14 @@ def first_message_parts(options: LaunchOptions) -> tuple[str | None, list[Any]]:
     if not texts and not images:
         return None, []
     return "".join(texts), images
+
+
+def keep_startup_objects() -> None:
+    """The end of a start-up that ``pi_app.cli`` runs without the cyclic garbage collector: what it
+    built (modules, classes, the session, the widgets) lives for the whole run, so the collector stops
+    looking at it (``gc.freeze``) and collects again from here. No-op when it was not held off."""
+    import gc
+
+    if not gc.isenabled():
+        gc.freeze()
+        gc.enable()

@@ -37,7 +37,7 @@ from textual.containers import Vertical
 from textual.screen import Screen
 from textual.timer import Timer
 
-from pi_app.coding.launch import LaunchOptions
+from pi_app.coding.launch import LaunchOptions, keep_startup_objects
 from pi_app.tui.blocks.startup import HeaderContent, StartupHeaderBlock
 from pi_app.tui.editor.autocomplete import CommandInfo, PiAutocomplete
 from pi_app.tui.editor.widget import PromptEditor
@@ -1083,17 +1083,6 @@ def _light_background() -> bool:
         return int(value.rsplit(";", 1)[-1]) >= 8
     except ValueError:
         return False
-
-
-def keep_startup_objects() -> None:
-    """The end of the start-up ``pi`` (``cli.run``) runs without the cyclic garbage collector: what
-    it allocates (modules, classes, the widgets) lives as long as the app, so the collector stops
-    looking at it (``gc.freeze``) and collects again from here. No-op when it was not held off."""
-    import gc
-
-    if not gc.isenabled():
-        gc.freeze()
-        gc.enable()
 
 
 def run_interactive(options: LaunchOptions) -> int:
