@@ -69,8 +69,7 @@ def _kill(process: Any) -> None:
 
 
 async def share_command(app: Any, args: str) -> None:
-    from pi_app.coding.export_html import export_session_to_html
-    from pi_app.tui.selectors.choice import BusyPanel
+    from pi_app.tui.app_commands import export_page
 
     if app.session is None:
         app.show_status("Still starting up…")
@@ -90,20 +89,17 @@ async def share_command(app: Any, args: str) -> None:
 
     folder = Path(tempfile.mkdtemp(prefix="pi-share-"))
     try:
-        target = str(folder / "session.html")
-        try:
-            page = await app.bridge.request(
-                lambda s: export_session_to_html(s.session_manager, target, cwd=s.cwd)
-            )
-        except Exception as exc:
-            app.show_error(f"Failed to export session: {exc}")
+        page = await export_page(app, str(folder / "session.html"))
+        if page is None:
             return
-        await _create_gist(app, gh, str(page), BusyPanel)
+        await _create_gist(app, gh, str(page))
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 
 
-async def _create_gist(app: Any, gh: str, page: str, busy_panel: Any) -> None:
+async def _create_gist(app: Any, gh: str, page: str) -> None:
+    from pi_app.tui.selectors.choice import BusyPanel
+
     task = asyncio.ensure_future(_run(gh, "gist", "create", "--public=false", page))
     aborted: list[bool] = []
 
@@ -112,7 +108,7 @@ async def _create_gist(app: Any, gh: str, page: str, busy_panel: Any) -> None:
         task.cancel()
 
     hint = app.hint("app.interrupt") or "escape"
-    loader = busy_panel(f"Creating gist... ({hint} to cancel)", abort, animate=getattr(app, "animate", True))
+    loader = BusyPanel(f"Creating gist... ({hint} to cancel)", abort, animate=getattr(app, "animate", True))
     app.show_in_editor_slot(loader)
     try:
         code, out, err = await task
