@@ -50,11 +50,6 @@ class FocusLayers:
         self._before: Widget | None = None
         """What had the focus when the first layer opened."""
 
-    @property
-    def layers(self) -> list[Widget]:
-        """Open layers, bottom first."""
-        return [layer for layer in self._layers if layer.is_mounted or layer.is_attached]
-
     def opened(self, layer: Widget, *, capturing: bool = True, focus: bool = True) -> None:
         """``layer`` is shown (or shown again): it goes on top and, when capturing, takes the focus."""
         if not self._layers:
@@ -70,12 +65,6 @@ class FocusLayers:
         if layer in self._layers:
             self._layers.remove(layer)
         self._capturing.pop(layer, None)
-
-    def replace(self, old: Widget, new: Widget) -> None:
-        """``new`` takes ``old``'s place in the order (a flow's next step under a dialog)."""
-        if old in self._layers:
-            self._layers[self._layers.index(old)] = new
-            self._capturing[new] = self._capturing.pop(old, True)
 
     def raise_(self, layer: Widget) -> None:
         if layer in self._layers:

@@ -59,10 +59,6 @@ def _token_name(token_type: Any) -> str | None:
     return None
 
 
-def has_lexer(language: str | None = None, filename: str | None = None) -> bool:
-    return _lexer_for(language, filename) is not None
-
-
 def highlight_lines(
     code: str,
     theme: BlockTheme,
