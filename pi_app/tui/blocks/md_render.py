@@ -19,12 +19,13 @@ from functools import lru_cache
 from typing import Any
 
 from rich import box
+from rich.segment import Segment
 from rich.style import Style
 from rich.table import Table
 from rich.text import Text
 from textual.strip import Strip
 
-from pi_app.tui.blocks.base import render_rich
+from pi_app.tui.blocks.base import _console, render_rich
 from pi_app.tui.blocks.syntax import highlight_lines
 from pi_app.tui.blocks.theme import BlockTheme, fg
 
@@ -93,7 +94,7 @@ class _Renderer:
         if kind in ("fence", "code_block"):
             return self.code(node, width)
         if kind == "hr":
-            return [Strip([_seg("─" * width, self.token("mdHr"))])]
+            return [Strip([Segment("─" * width, self.token("mdHr"))])]
         if kind == "table":
             return self.table(node, width)
         if kind == "html_block":
@@ -126,7 +127,7 @@ class _Renderer:
             if out and not tight:
                 out.append(Strip.blank(0))
             pad = Strip.blank(indent)
-            out.append(Strip.join([Strip([_seg(marker, bullet_style)]), body[0]]))
+            out.append(Strip.join([Strip([Segment(marker, bullet_style)]), body[0]]))
             out.extend(Strip.join([pad, strip]) if strip.cell_length else strip for strip in body[1:])
         return out
 
@@ -137,7 +138,7 @@ class _Renderer:
             body = self.blocks(node.children, max(1, width - 2))
         finally:
             self.base = saved
-        border = Strip([_seg("│ ", self.token("mdQuoteBorder"))])
+        border = Strip([Segment("│ ", self.token("mdQuoteBorder"))])
         return [Strip.join([border, strip]) for strip in body]
 
     def code(self, node: Any, width: int) -> list[Strip]:
@@ -146,19 +147,19 @@ class _Renderer:
         content = node.content[:-1] if node.content.endswith("\n") else node.content
         lines = highlight_lines(content, self.theme, language=language or None, fallback="mdCodeBlock")
         fence = node.markup or "```"
-        out = [Strip([_seg(fence + language, border)]).crop(0, width)] if node.type == "fence" else []
+        out = [Strip([Segment(fence + language, border)]).crop(0, width)] if node.type == "fence" else []
         inner = max(1, width - 2)
         pad = Strip.blank(2)
         for line in lines if content else []:
             pieces = (
                 render_rich(line, inner)
                 if line.cell_len > inner
-                else [Strip(list(line.render(_console(), end="")))]
+                else [Strip(list(line.render(_console, end="")))]
             )
             for piece in pieces or [Strip.blank(0)]:
                 out.append(Strip.join([pad, piece]))
         if node.type == "fence" and self._fence_closed(node, fence):
-            out.append(Strip([_seg(fence, border)]).crop(0, width))
+            out.append(Strip([Segment(fence, border)]).crop(0, width))
         return out
 
     def _fence_closed(self, node: Any, fence: str) -> bool:
@@ -227,15 +228,3 @@ class _Renderer:
                 out.append(node.content, style)
             elif node.children:
                 self._inline_children(node.children, style, out)
-
-
-def _seg(text: str, style: Style) -> Any:
-    from rich.segment import Segment
-
-    return Segment(text, style)
-
-
-def _console() -> Any:
-    from pi_app.tui.blocks.base import _console as console
-
-    return console
