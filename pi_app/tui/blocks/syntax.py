@@ -8,7 +8,7 @@ name (``read``/``write`` previews); unknown languages fall back to plain text in
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import Any
 
 from rich.style import Style
@@ -35,6 +35,7 @@ def _lexer_for(language: str | None, filename: str | None) -> Any:
     return None
 
 
+@cache  # asked for every token highlighted; pygments has a few dozen token types
 def _token_name(token_type: Any) -> str | None:
     from pygments import token as t
 
