@@ -38,6 +38,7 @@ from textual.strip import Strip
 from pi_app.tui.blocks.base import render_rich
 from pi_app.tui.blocks.syntax import highlight_lines
 from pi_app.tui.blocks.theme import BlockTheme, fg
+from pi_app.tui.footer import shorten_home
 
 log = logging.getLogger(__name__)
 
@@ -86,11 +87,6 @@ def _more(hidden: int, hint: str, theme: BlockTheme, earlier: bool = False) -> T
     return text
 
 
-def _short_path(path: str) -> str:
-    home = os.path.expanduser("~")
-    return "~" + path[len(home) :] if home and path.startswith(home + os.sep) else path
-
-
 # -- headers -------------------------------------------------------------------------------------
 
 
@@ -106,7 +102,7 @@ def header(view: ToolView, theme: BlockTheme) -> Text:
             text.append(f" (timeout {args['timeout']}s)", muted)
         return text
     text = Text(name, title)
-    path = _short_path(str(args.get("path") or args.get("file_path") or ""))
+    path = shorten_home(str(args.get("path") or args.get("file_path") or ""))
     if name == "read":
         text.append(f" {path}", accent)
         offset, limit = args.get("offset"), args.get("limit")
@@ -157,7 +153,7 @@ def _resource_line(view: ToolView, theme: BlockTheme) -> Text | None:
     if base == "SKILL.md":
         label = f"[skill] {os.path.basename(os.path.dirname(path)) or path}"
     elif base in _CONTEXT_FILES:
-        label = f"read resource {_short_path(path)}"
+        label = f"read resource {shorten_home(path)}"
     else:
         return None
     text = Text(label, fg(theme, "customMessageLabel"))
