@@ -47,7 +47,6 @@ class UserBashRun:
     async def run(self) -> None:
         app = self.app
         if app.is_working:
-            app.pending.theme = app.transcript.render_theme
             app.pending.add_bash_block(self.block)
         else:
             app.transcript.append_block(self.block)
