@@ -79,9 +79,9 @@ class _ListState:
 
     suggestions: Suggestions
     mode: str  # "regular" | "force"
+    source: tuple[tuple[str, ...], int, int]
+    """The lines and cursor the suggestions were computed for."""
     top: int = 0
-    source: tuple[tuple[str, ...], int, int] | None = None
-    """The lines and cursor the suggestions were computed for (None: not known)."""
 
 
 class PromptEditor(Widget, can_focus=True):
@@ -668,7 +668,7 @@ class PromptEditor(Widget, can_focus=True):
 
     def _list_is_current(self) -> bool:
         state = self._list
-        return state is None or state.source is None or state.source == self._source()
+        return state is None or state.source == self._source()
 
     def _accept_when_current(self, *, confirm: bool) -> None:
         """Enter or Tab while the list still shows an older text: ask again, then accept."""
