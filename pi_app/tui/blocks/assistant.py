@@ -96,14 +96,14 @@ class AssistantBlock(Block):
             if isinstance(part, ThinkingContent):
                 if self.hide_thinking:
                     parts.append(
-                        _indent(render_rich(Text("Thinking...", style=thinking_style), width), margin)
+                        indent(render_rich(Text("Thinking...", style=thinking_style), width), margin)
                     )
                 else:
                     parts.append(source.render(width, theme, thinking_style, margin))
             else:
                 parts.append(source.render(width, theme, margin=margin))
         if self.error_text:
-            parts.append(_indent(render_rich(Text(self.error_text, style=fg(theme, "error")), width), margin))
+            parts.append(indent(render_rich(Text(self.error_text, style=fg(theme, "error")), width), margin))
         strips: list[Strip] = []
         for part in parts:
             if part:
@@ -117,10 +117,6 @@ class AssistantBlock(Block):
         for source in self._sources.values():
             total += 1 + estimate_text_height(source.text, width)
         return max(1, total + (2 if self.error_text else 0))
-
-
-def _indent(strips: list[Strip], margin: int) -> list[Strip]:
-    return indent(strips, margin) if margin else strips
 
 
 def _part_text(part: Any) -> str | None:

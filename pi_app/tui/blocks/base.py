@@ -60,6 +60,8 @@ def render_rich(renderable: RenderableType, width: int, style: Style | None = No
 
 def indent(strips: list[Strip], columns: int = 1) -> list[Strip]:
     """``strips`` shifted right by ``columns`` blank cells (render them ``2 * columns`` narrower)."""
+    if columns <= 0:
+        return strips
     pad = Strip.blank(columns)
     return [Strip.join([pad, strip]) if strip.cell_length else strip for strip in strips]
 

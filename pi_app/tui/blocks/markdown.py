@@ -135,4 +135,4 @@ class MarkdownSource:
         strips = self._render(text, width, theme)
         if style is not None:
             strips = [strip.apply_style(style) for strip in strips]
-        return indent(strips, margin) if margin else strips
+        return indent(strips, margin)
