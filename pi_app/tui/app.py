@@ -44,6 +44,7 @@ from pi_app.tui.editor.widget import PromptEditor
 from pi_app.tui.editor_slot import EditorSlot
 from pi_app.tui.ext_host import AppExtensions
 from pi_app.tui.ext_ui import RunOnUI
+from pi_app.tui.focus_layers import FocusLayers
 from pi_app.tui.footer import Footer
 from pi_app.tui.keybindings import Keybindings
 from pi_app.tui.session_bridge import SessionBridge, SessionCallFailed, SessionEvent, SessionReady
@@ -156,6 +157,8 @@ class PiApp(App[int], inherit_bindings=False):
         """Extension shortcuts: key id -> (description, handler); see ``ext_host``."""
         self.ext = AppExtensions(self)
         """The extensions' UI context, dialogs, widgets, commands and shortcuts (``ext_host``)."""
+        self.focus_layers = FocusLayers(self, lambda: self.editor if self.has_screen else None)
+        """The slot's widgets and the extension overlays, in show order (who gets the focus back)."""
         self._theme_watcher: Any = None
         self._git_watcher: Any = None
 
@@ -324,16 +327,6 @@ class PiApp(App[int], inherit_bindings=False):
 
     def restore_editor(self, owner: str = "app") -> None:
         self.editor_slot.restore(owner)
-
-    @property
-    def focus_layers(self) -> Any:
-        """The slot's widgets and the extension overlays, in show order (who gets the focus back)."""
-        layers = getattr(self, "_focus_layers", None)
-        if layers is None:
-            from pi_app.tui.focus_layers import FocusLayers
-
-            layers = self._focus_layers = FocusLayers(self, lambda: self.editor if self.has_screen else None)
-        return layers
 
     def show_status(self, text: str) -> None:
         self.transcript.add_note(text, "status")
