@@ -6,6 +6,10 @@ the helpers below (or parsed from short strings such as ``"text 'hi'"``, ``"tool
 ``"error 'boom'"``, ``"delay 0.05"``), or a callable ``(model, context, options) -> list[step]``
 for replies that depend on the request. Every request is recorded in ``provider.calls``.
 
+``gate(event)`` holds a turn until the test sets a ``threading.Event``: use it instead of a
+``delay`` whenever a test must act while the model is still answering, so that a slow machine
+cannot finish the answer first.
+
 Abort is honoured at every step: the stream then ends with an ``error`` event whose message keeps
 the content streamed so far (``stopReason "aborted"``).
 
@@ -17,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import json
 import shlex
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -102,6 +107,15 @@ class Hang:
     """Wait until aborted (a stalled server)."""
 
 
+@dataclass
+class Gate:
+    """Wait until the test opens ``event`` (or abort): a pause that depends on what the test has
+    done, not on how fast a loaded machine runs it. Gives up after ``timeout`` seconds."""
+
+    event: threading.Event
+    timeout: float = 30.0
+
+
 def text(value: str, chunks: int = 1) -> Text:
     return Text(value, chunks)
 
@@ -134,6 +148,10 @@ def stop(reason: str) -> Stop:
 
 def hang() -> Hang:
     return Hang()
+
+
+def gate(event: threading.Event, timeout: float = 30.0) -> Gate:
+    return Gate(event, timeout)
 
 
 @dataclass
@@ -175,7 +193,20 @@ def garbage() -> Garbage:
     return Garbage()
 
 
-Step = Text | Thinking | ToolCallStep | Error | Delay | UsageStep | Stop | Hang | HttpError | Cut | Garbage
+Step = (
+    Text
+    | Thinking
+    | ToolCallStep
+    | Error
+    | Delay
+    | Gate
+    | UsageStep
+    | Stop
+    | Hang
+    | HttpError
+    | Cut
+    | Garbage
+)
 
 
 def parse_step(spec: str | Step) -> Step:
@@ -354,6 +385,12 @@ class FakeApi:
                     if await _sleep_or_abort(None, signal):
                         finish_aborted()
                         return
+                elif isinstance(step, Gate):
+                    deadline = asyncio.get_running_loop().time() + step.timeout
+                    while not step.event.is_set() and asyncio.get_running_loop().time() < deadline:
+                        if await _sleep_or_abort(0.02, signal):
+                            finish_aborted()
+                            return
                 elif isinstance(step, UsageStep):
                     explicit_usage = True
                     message.usage = Usage(

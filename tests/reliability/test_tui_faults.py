@@ -11,9 +11,10 @@ usable, and no traceback is shown.
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
-from pi_app.ai.testing import delay, http_error, stall, text
+from pi_app.ai.testing import gate, http_error, stall, text
 from pi_app.tui.app import PiApp
 from tests.tui.fakes import fake_session_factory
 from tests.tui.helpers import wait_for
@@ -129,10 +130,11 @@ async def test_escape_during_the_retry_wait_cancels_it_at_once(tmp_path) -> None
 
 
 async def test_overflow_shows_auto_compaction_then_the_answer(tmp_path) -> None:
+    status_seen = threading.Event()
     script = [
         [text("first answer " + "words " * 300)],
         [http_error(400, OVERFLOW)],
-        [delay(1.0), text("SUMMARY of the talk")],  # slow enough to see the status line
+        [gate(status_seen), text("SUMMARY of the talk")],  # lasts until the status line is seen
         [text("answer after compaction")],
     ]
     settings = {"compaction": {"keepRecentTokens": 1}}
@@ -145,6 +147,7 @@ async def test_overflow_shows_auto_compaction_then_the_answer(tmp_path) -> None:
         await pilot.press(*"q2", "enter")
         await wait_for(pilot, lambda: "compacting" in _status(app).lower())
         assert _status(app) == "Context overflow detected, Auto-compacting... (escape to cancel)"
+        status_seen.set()
         await wait_for(pilot, lambda: "answer after compaction" in _screen(app), timeout=20)
         await _settle(pilot, app)
         screen = _screen(app)

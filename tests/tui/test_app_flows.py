@@ -7,9 +7,10 @@ Every test runs the real ``PiApp`` over the real ``AgentSession``; only the mode
 from __future__ import annotations
 
 import json
+import threading
 from pathlib import Path
 
-from pi_app.ai.testing import delay, fake_model, hang, text, tool_call
+from pi_app.ai.testing import delay, fake_model, gate, hang, text, tool_call
 from pi_app.tui.app import PiApp
 from pi_app.tui.blocks import AssistantBlock, ToolBlock, UserBlock
 from pi_app.tui.blocks.summary import SummaryBlock
@@ -69,8 +70,9 @@ async def test_tool_output_is_collapsed_and_ctrl_o_expands_it(tmp_path: Path) ->
 
 
 async def test_enter_steers_and_alt_enter_queues_a_follow_up_while_streaming(tmp_path: Path) -> None:
+    both_queued = threading.Event()  # the first answer goes on streaming until both are queued
     script = [
-        [text("Thinking about it", chunks=4), delay(2.5), text(" at length.")],
+        [text("Thinking about it", chunks=4), gate(both_queued), text(" at length.")],
         [text("Steered answer.", chunks=2), delay(0.3)],
         [text("Follow-up answer.")],
     ]
@@ -86,6 +88,8 @@ async def test_enter_steers_and_alt_enter_queues_a_follow_up_while_streaming(tmp
         pending = str(app.pending.render())
         assert "Steering: steer me" in pending and "alt+up to edit all queued messages" in pending
         assert app.editor.text == ""  # typing stayed responsive and both texts left the editor
+        assert app.is_working  # all of this happened while the first answer was still streaming
+        both_queued.set()
         await wait_for(pilot, lambda: "Follow-up answer." in notes(app) and not app.is_working)
         assert users(app) == ["start", "steer me", "and later this"]
         answers = [b.plain_text() for b in app.transcript.blocks_of(AssistantBlock)]

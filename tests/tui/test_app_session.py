@@ -7,7 +7,7 @@ import gc
 import threading
 from pathlib import Path
 
-from pi_app.ai.testing import delay, hang, text
+from pi_app.ai.testing import delay, gate, hang, text
 from pi_app.ai.types import AssistantMessage, TextContent, Usage, UserMessage
 from pi_app.tui.app import PiApp
 from pi_app.tui.blocks import AssistantBlock, UserBlock
@@ -51,10 +51,11 @@ async def test_an_unknown_slash_word_goes_to_the_model_as_text(tmp_path: Path) -
 
 async def test_messages_typed_during_compaction_are_sent_after_it(tmp_path: Path) -> None:
     summary = "## Goal\nGreet.\n"
+    typed = threading.Event()  # compaction lasts until the message typed meanwhile is queued
     script = [
         [text("First answer.")],
         [text("Second answer.")],
-        [delay(3.0), text(summary)],
+        [gate(typed), text(summary)],
         [delay(0.2), text(summary)],
         [text("After compaction.")],
     ]
@@ -70,6 +71,8 @@ async def test_messages_typed_during_compaction_are_sent_after_it(tmp_path: Path
         await pilot.press(*"while compacting", "enter")
         await wait_for(pilot, lambda: "Queued message for after compaction" in notes(app))
         assert "Steering: while compacting" in str(app.pending.render())
+        assert app.is_compacting
+        typed.set()
         await wait_for(pilot, lambda: "After compaction." in notes(app) and not app.is_working, 20)
         assert provider.calls[-1].context.messages[-1].content[0].text == "while compacting"
         assert str(app.pending.render()) == ""

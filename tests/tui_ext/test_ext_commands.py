@@ -4,9 +4,10 @@ R-KEY-05, R-CMD-17, R-TUI-14)."""
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
-from pi_app.ai.testing import delay, text, tool_call
+from pi_app.ai.testing import gate, text, tool_call
 from pi_app.tui.blocks.custom import CustomMessageBlock
 from tests.tui.helpers import wait_for
 from tests.tui_ext.fakes import extension_app, transcript_text, write_extension
@@ -52,7 +53,8 @@ async def _ready(pilot, app) -> None:
 
 async def test_commands_autocomplete_and_run_even_while_streaming(tmp_path: Path) -> None:
     path = write_extension(tmp_path / "ext" / "commands.py", COMMANDS)
-    app, _, _ = extension_app(tmp_path, [path], [[delay(1.5), text("slow answer")]])
+    command_ran = threading.Event()  # the agent stays busy until the command has run
+    app, _, _ = extension_app(tmp_path, [path], [[gate(command_ran), text("slow answer")]])
     async with app.run_test(size=(100, 30)) as pilot:
         await _ready(pilot, app)
         infos = {info.name: info for info in app._command_infos()}
@@ -67,12 +69,13 @@ async def test_commands_autocomplete_and_run_even_while_streaming(tmp_path: Path
         assert [item.value for item in app.editor._list.suggestions.items] == ["staging", "production"]
         app.editor.set_text("")
 
-        await pilot.press(*"hello", "enter")  # the agent is now busy for 1.5 s
+        await pilot.press(*"hello", "enter")  # the agent is now busy
         await wait_for(pilot, lambda: app.is_working)
         app.editor.set_text("/deploy staging")
         await pilot.press("enter")
         await wait_for(pilot, lambda: "deploying to staging idle=False" in transcript_text(app))
         assert app.is_working  # it ran at once instead of being queued as steering
+        command_ran.set()
         assert app.pending.steering == []
         await wait_for(pilot, lambda: not app.is_working)
 

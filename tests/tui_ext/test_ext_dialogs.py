@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import threading
 import time
 from pathlib import Path
 
@@ -151,10 +152,11 @@ async def test_concurrent_dialogs_are_shown_one_after_the_other(tmp_path: Path) 
 
 
 async def test_working_message_replaces_the_spinner_text(tmp_path: Path) -> None:
-    from pi_app.ai.testing import delay, text
+    from pi_app.ai.testing import gate, text
 
+    spinner_seen = threading.Event()
     path = write_extension(tmp_path / "ext" / "two.py", TWO_AT_ONCE)
-    app, _, _ = extension_app(tmp_path, [path], [[delay(1.5), text("done")]])
+    app, _, _ = extension_app(tmp_path, [path], [[gate(spinner_seen), text("done")]])
     async with app.run_test(size=(90, 30)) as pilot:
         await wait_for(pilot, lambda: app.session is not None and app.ext.binding is not None)
         app.ext.run_command("/working Thinking hard")
@@ -162,6 +164,7 @@ async def test_working_message_replaces_the_spinner_text(tmp_path: Path) -> None
         await pilot.press(*"go", "enter")
         await wait_for(pilot, lambda: app.is_working)
         assert "Thinking hard" in str(app.status_line.render())
+        spinner_seen.set()
         await wait_for(pilot, lambda: not app.is_working)
         app.ext.run_command("/working")
         await wait_for(pilot, lambda: app.working_message is None)

@@ -4,10 +4,11 @@ and the agent keeps answering underneath."""
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 from typing import Any
 
-from pi_app.ai.testing import delay, text
+from pi_app.ai.testing import gate, text
 from pi_app.tui.ext_surface import ExtensionOverlay
 from pi_app.tui.focus_layers import contains_focus
 from tests.extensions.helpers import module_for
@@ -107,7 +108,8 @@ async def _dialog_focused(pilot, app):  # type: ignore[no-untyped-def]
 
 
 async def test_an_overlay_asks_a_question_and_escape_unwinds_one_level_at_a_time(tmp_path: Path) -> None:
-    app, path = _start(tmp_path, [[text("Working through it."), delay(3.0), text(" STREAMED-END.")]])
+    dialog_open = threading.Event()  # the answer finishes only once the dialog is up
+    app, path = _start(tmp_path, [[text("Working through it."), gate(dialog_open), text(" STREAMED-END.")]])
     async with app.run_test(size=(90, 30)) as pilot:
         state = await _ready(pilot, app, path)
         app.editor.set_text("hello")
@@ -118,6 +120,7 @@ async def test_an_overlay_asks_a_question_and_escape_unwinds_one_level_at_a_time
         dialog = await _dialog_focused(pilot, app)
         assert _panel(app, "a") is panel and panel.display  # the overlay stays on screen
         assert "STREAMED-END" not in transcript_text(app)
+        dialog_open.set()
         await wait_for(pilot, lambda: "STREAMED-END" in transcript_text(app))  # the agent keeps going
         assert contains_focus(app, dialog) and app.focused is not app.editor
 
