@@ -137,7 +137,12 @@ def open_session_manager(
 ) -> Any:
     from pi_app.coding import paths
     from pi_app.coding.session.manager import SessionManager
+    from pi_app.coding.session.storage import SessionStoreError, default_session_storage
 
+    try:
+        default_session_storage()  # a configured database that cannot be used ends the run here
+    except SessionStoreError as exc:
+        raise LaunchError(str(exc)) from None
     if options.fork:
         others = [flag for flag, on in _session_choices(options) if on]
         if others:

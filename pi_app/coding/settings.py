@@ -678,6 +678,17 @@ class SettingsManager:
         value = self._raw["global"].get("defaultProjectTrust")
         return value if value in ("ask", "always", "never") else "ask"
 
+    def get_session_store(self) -> str:
+        """``sessionStore`` (issue 25): ``"jsonl"`` (default, pi's files) or ``"sqlite"``. Honoured only
+        from the global file: the database holds every project's sessions."""
+        value = self._raw["global"].get("sessionStore")
+        return value if value in ("jsonl", "sqlite") else "jsonl"
+
+    def get_session_database(self) -> str | None:
+        """``sessionDatabase``: where the SQLite store lives (default ``<agentDir>/sessions.sqlite``)."""
+        value = self._raw["global"].get("sessionDatabase")
+        return paths.expand_user(value) if isinstance(value, str) and value.strip() else None
+
     # -- setters (global scope unless stated) ---------------------------------------------------
 
     def set_default_provider(self, provider: str) -> None:

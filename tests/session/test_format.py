@@ -9,7 +9,7 @@ import uuid
 from pi_app.coding.messages import BashExecutionMessage, CustomMessage
 from pi_app.coding.session import SessionManager
 from pi_app.coding.session.format import iso_from_ms, ms_from_iso, new_entry_id, new_session_id
-from tests.session.helpers import assistant, user
+from tests.session.helpers import assistant, stored, user
 
 ISO_MS = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
 HEX8 = re.compile(r"^[0-9a-f]{8}$")
@@ -49,7 +49,7 @@ def test_appended_lines_follow_pi_key_order_and_omit_undefined(tmp_path) -> None
     sm.append_custom_message_entry("note", "remember", True)
     sm.append_label_change(sm.get_entries()[2].id, None)
     sm.append_session_info("  my session  ")
-    lines = [json.loads(line) for line in open(sm.get_session_file(), encoding="utf-8")]
+    lines = [json.loads(line) for line in stored(sm.get_session_file()).read_text().splitlines()]
     header = lines[0]
     assert list(header) == ["type", "version", "id", "timestamp", "cwd"]
     assert header["version"] == 3 and ISO_MS.match(header["timestamp"])
@@ -65,7 +65,7 @@ def test_appended_lines_follow_pi_key_order_and_omit_undefined(tmp_path) -> None
     assert lines[4]["message"]["role"] == "assistant"
     assert "errorMessage" not in lines[4]["message"]
     # the exact compact encoding: no spaces after separators
-    raw = open(sm.get_session_file(), encoding="utf-8").read().splitlines()[3]
+    raw = stored(sm.get_session_file()).read_text().splitlines()[3]
     assert '","' in raw and ", " not in raw.split('"text"')[0]
 
 
@@ -73,7 +73,7 @@ def test_non_ascii_is_written_literally(tmp_path) -> None:
     sm = SessionManager.create("/p", tmp_path)
     sm.append_message(user("héllo ✓ / slash"))
     sm.append_message(assistant("ok"))
-    text = open(sm.get_session_file(), encoding="utf-8").read()
+    text = stored(sm.get_session_file()).read_text()
     assert "héllo ✓ / slash" in text
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from pi_app.coding.messages import BashExecutionMessage
 from pi_app.coding.session import SessionManager
-from tests.session.helpers import FIXTURES
+from tests.session.helpers import FIXTURES, stored
 
 PI_FILE = FIXTURES / "sessions" / "pi-written-all-types-0.73.1.jsonl"
 
@@ -142,6 +142,6 @@ def _normalise(lines: list[str]) -> list[str]:
 def test_python_writes_what_pi_writes(tmp_path: Path) -> None:
     sm = SessionManager.create("/home/user/project", tmp_path)
     _script(sm)
-    ours = Path(sm.get_session_file()).read_text().splitlines()
+    ours = stored(sm.get_session_file()).read_text().splitlines()
     theirs = PI_FILE.read_text().splitlines()
     assert _normalise(ours) == _normalise(theirs)

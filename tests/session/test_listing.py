@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import os
 import time
 from pathlib import Path
 
 from pi_app.coding import paths
 from pi_app.coding.session import SessionManager
 from pi_app.coding.session.listing import looks_like_path
-from tests.session.helpers import assistant, user
+from tests.session.helpers import assistant, stored, user
 
 
 def _session(directory: Path, cwd: str, first: str, ts: int, name: str | None = None) -> SessionManager:
@@ -24,8 +23,8 @@ def _session(directory: Path, cwd: str, first: str, ts: int, name: str | None = 
 def test_list_sorts_by_last_message_and_fills_session_info(tmp_path: Path) -> None:
     old = _session(tmp_path, "/p", "old question", 1_000_000)
     new = _session(tmp_path, "/p", "new question", 2_000_000, name="Named")
-    (tmp_path / "junk.jsonl").write_text('{"type":"message"}\n')
-    (tmp_path / "notes.txt").write_text("ignored")
+    stored(tmp_path / "junk.jsonl").write_text('{"type":"message"}\n')
+    stored(tmp_path / "notes.txt").write_text("ignored")
     progress: list[tuple[int, int]] = []
     infos = SessionManager.list("/p", tmp_path, on_progress=lambda a, b: progress.append((a, b)))
     assert [i.id for i in infos] == [new.get_session_id(), old.get_session_id()]
@@ -49,10 +48,10 @@ def test_continue_recent_opens_newest_valid_file_or_starts_new(tmp_path: Path) -
     first = _session(tmp_path, "/p", "one", 1_000)
     second = _session(tmp_path, "/p", "two", 2_000)
     now = time.time()
-    os.utime(first.get_session_file(), (now + 10, now + 10))
-    os.utime(second.get_session_file(), (now, now))
-    (tmp_path / "zzz.jsonl").write_text("garbage\n")
-    os.utime(tmp_path / "zzz.jsonl", (now + 20, now + 20))
+    stored(first.get_session_file()).set_mtime(now + 10)
+    stored(second.get_session_file()).set_mtime(now)
+    stored(tmp_path / "zzz.jsonl").write_text("garbage\n")
+    stored(tmp_path / "zzz.jsonl").set_mtime(now + 20)
     resumed = SessionManager.continue_recent("/p", tmp_path)
     assert resumed.get_session_id() == first.get_session_id()
 

@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 
 from pi_app.coding.session import SessionManager, SessionWriteError
-from tests.session.helpers import assistant, user
+from tests.session.helpers import assistant, stored, stored_files, user
 
 
 def _lines(path: str | Path) -> list[dict]:
-    return [json.loads(line) for line in Path(path).read_text().splitlines()]
+    return [json.loads(line) for line in stored(path).read_text().splitlines()]
 
 
 def test_nothing_is_written_before_the_first_assistant_message(tmp_path: Path) -> None:
@@ -22,9 +22,9 @@ def test_nothing_is_written_before_the_first_assistant_message(tmp_path: Path) -
     sm.append_model_change("fake", "fake-model")
     sm.append_thinking_level_change("off")
     sm.append_message(user("hello"))
-    assert list(tmp_path.iterdir()) == []  # the user quit here: no file
+    assert stored_files(tmp_path, "*") == []  # the user quit here: no file
     sm.append_message(assistant("", stop_reason="error", error="boom"))
-    files = list(tmp_path.glob("*.jsonl"))
+    files = stored_files(tmp_path)
     assert len(files) == 1 and str(files[0]) == sm.get_session_file()
     lines = _lines(files[0])
     assert [line["type"] for line in lines] == [
@@ -51,7 +51,7 @@ def test_corrupt_middle_line_is_skipped_with_a_warning_and_kept_after_append(tmp
     sm.append_message(user("one"))
     sm.append_message(assistant("two"))
     sm.append_message(user("three"))
-    path = Path(sm.get_session_file())
+    path = stored(sm.get_session_file())
     lines = path.read_text().splitlines()
     bad = '{"type":"message","id":"deadbeef", this is not json'
     lines.insert(2, bad)
@@ -71,9 +71,8 @@ def test_torn_last_line_is_dropped_and_the_next_append_starts_on_a_new_line(tmp_
     sm = SessionManager.create("/p", tmp_path)
     sm.append_message(user("one"))
     last_good = sm.append_message(assistant("two"))
-    path = Path(sm.get_session_file())
-    with open(path, "a") as fh:
-        fh.write('{"type":"message","id":"abcd1234","parentId":"')  # crash mid-write
+    path = stored(sm.get_session_file())
+    path.append_text('{"type":"message","id":"abcd1234","parentId":"')  # crash mid-write
 
     reopened = SessionManager.open(path)
     assert reopened.skipped_lines == 1
@@ -86,10 +85,10 @@ def test_torn_last_line_is_dropped_and_the_next_append_starts_on_a_new_line(tmp_
 
 
 def test_file_without_header_is_moved_aside_and_a_fresh_session_starts(tmp_path: Path) -> None:
-    path = tmp_path / "broken.jsonl"
+    path = stored(tmp_path / "broken.jsonl")
     path.write_text('{"type":"message","id":"x"}\nnot json\n')
     sm = SessionManager.open(path)
-    backups = list(tmp_path.glob("broken.jsonl.corrupt-*"))
+    backups = stored_files(tmp_path, "broken.jsonl.corrupt-*")
     assert len(backups) == 1 and backups[0].read_text() == '{"type":"message","id":"x"}\nnot json\n'
     assert sm.get_session_file() == str(path) and sm.get_entries() == []
     assert any("corrupt-" in w for w in sm.warnings)
@@ -99,7 +98,7 @@ def test_file_without_header_is_moved_aside_and_a_fresh_session_starts(tmp_path:
 
 
 def test_missing_file_becomes_a_new_session_at_that_path(tmp_path: Path) -> None:
-    path = tmp_path / "named" / "mine.jsonl"
+    path = stored(tmp_path / "named" / "mine.jsonl")
     sm = SessionManager.open(path, cwd="/p")
     assert sm.get_session_file() == str(path) and not path.exists()
     sm.append_message(user("hi"))
@@ -108,7 +107,7 @@ def test_missing_file_becomes_a_new_session_at_that_path(tmp_path: Path) -> None
 
 
 def test_v1_file_is_migrated_with_ids_parent_chain_and_first_kept_id(tmp_path: Path) -> None:
-    path = tmp_path / "old.jsonl"
+    path = stored(tmp_path / "old.jsonl")
     v1 = [
         {"type": "session", "id": "old-session", "timestamp": "2024-01-01T00:00:00.000Z", "cwd": "/p"},
         {
@@ -163,7 +162,7 @@ def test_v1_file_is_migrated_with_ids_parent_chain_and_first_kept_id(tmp_path: P
     assert "firstKeptEntryIndex" not in compaction
     assert compaction["firstKeptEntryId"] == ids[1]  # list index 2 = the second non-header line
     assert lines[5]["keep"] == "me"
-    backups = list(tmp_path.glob("old.jsonl.bak-*"))
+    backups = stored_files(tmp_path, "old.jsonl.bak-*")
     assert len(backups) == 1 and backups[0].read_text() == original
     assert [m.role for m in sm.build_session_context().messages] == ["compactionSummary", "assistant", "user"]
 
@@ -171,7 +170,7 @@ def test_v1_file_is_migrated_with_ids_parent_chain_and_first_kept_id(tmp_path: P
 def test_v2_hook_message_becomes_custom_and_reaches_the_llm_as_user(tmp_path: Path) -> None:
     from pi_app.coding.messages import convert_to_llm
 
-    path = tmp_path / "v2.jsonl"
+    path = stored(tmp_path / "v2.jsonl")
     v2 = [
         {"type": "session", "version": 2, "id": "s2", "timestamp": "2024-01-01T00:00:00.000Z", "cwd": "/p"},
         {
@@ -199,7 +198,7 @@ def test_write_failure_raises_keeps_the_entry_and_recovers_with_a_rewrite(tmp_pa
     sm = SessionManager.create("/p", tmp_path)
     sm.append_message(user("one"))
     sm.append_message(assistant("two"))
-    path = Path(sm.get_session_file())
+    path = stored(sm.get_session_file())
     real_append = sm.storage.append
 
     def failing_append(p: str, text: str) -> None:
@@ -233,7 +232,7 @@ def test_v1_migration_matches_pi_byte_for_byte_modulo_random_ids(tmp_path: Path)
     from tests.session.helpers import FIXTURES
 
     folder = FIXTURES / "sessions" / "migration"
-    path = tmp_path / "v1.jsonl"
+    path = stored(tmp_path / "v1.jsonl")
     path.write_bytes((folder / "v1-input.jsonl").read_bytes())
     SessionManager.open(path)
     ours = path.read_text().splitlines()

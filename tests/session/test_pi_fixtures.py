@@ -9,14 +9,13 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 from pathlib import Path
 
 import pytest
 
 from pi_app.coding.messages import message_to_dict
 from pi_app.coding.session import SessionManager
-from tests.session.helpers import FIXTURES, PI_REFERENCE, assistant, user
+from tests.session.helpers import FIXTURES, PI_REFERENCE, assistant, copy_in, stored, user
 
 SESSIONS = FIXTURES / "sessions"
 ORACLE = SESSIONS / "oracle"
@@ -26,8 +25,7 @@ FIXTURE_FILES = sorted(PI_REFERENCE.glob("session-*.jsonl")) + sorted(SESSIONS.g
 @pytest.mark.parametrize("fixture", FIXTURE_FILES, ids=lambda p: p.name)
 def test_fixture_rebuilds_the_context_pi_builds(fixture: Path, tmp_path: Path) -> None:
     oracle = json.loads((ORACLE / (fixture.stem + ".context.json")).read_text())
-    path = tmp_path / fixture.name
-    shutil.copy(fixture, path)
+    path = copy_in(fixture, tmp_path / fixture.name)
     sm = SessionManager.open(path)
     ctx = sm.build_session_context()
     assert sm.get_leaf_id() == oracle["leafId"]
@@ -42,8 +40,7 @@ def test_fixture_rebuilds_the_context_pi_builds(fixture: Path, tmp_path: Path) -
 @pytest.mark.parametrize("fixture", FIXTURE_FILES, ids=lambda p: p.name)
 def test_loading_and_appending_keeps_every_original_byte(fixture: Path, tmp_path: Path) -> None:
     original = fixture.read_bytes()
-    path = tmp_path / fixture.name
-    shutil.copy(fixture, path)
+    path = copy_in(fixture, tmp_path / fixture.name)
     sm = SessionManager.open(path)
     assert path.read_bytes() == original  # loading writes nothing
     assert sm.get_file_text().encode() == original  # a whole-file rewrite would reproduce it exactly
@@ -68,8 +65,7 @@ def test_loading_and_appending_keeps_every_original_byte(fixture: Path, tmp_path
 
 def test_unknown_keys_and_entry_types_survive_a_whole_file_rewrite(tmp_path: Path) -> None:
     fixture = SESSIONS / "all-entry-types-v3.jsonl"
-    path = tmp_path / "s.jsonl"
-    shutil.copy(fixture, path)
+    path = copy_in(fixture, tmp_path / "s.jsonl")
     sm = SessionManager.open(path)
     sm.append_message(user("x"))
     sm._dirty = True  # as after a failed write: the next append rewrites the whole file
@@ -92,7 +88,7 @@ def test_python_written_session_passes_the_same_round_trip(tmp_path: Path) -> No
     sm.append_label_change(first_user, "here")
     sm.append_compaction("summary", first_user, 123, {"readFiles": [], "modifiedFiles": []}, False)
     sm.append_session_info("named")
-    path = Path(sm.get_session_file())
+    path = stored(sm.get_session_file())
     original = path.read_bytes()
     reopened = SessionManager.open(path)
     assert reopened.get_file_text().encode() == original

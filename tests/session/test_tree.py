@@ -4,13 +4,12 @@ scenarios 6, 8, 9 and 22 at the session-manager level)."""
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
 
 from pi_app.coding.session import EntryNotFoundError, SessionManager
-from tests.session.helpers import FIXTURES, assistant, user
+from tests.session.helpers import FIXTURES, assistant, copy_in, stored, user
 
 
 def _linear(n: int = 10) -> tuple[SessionManager, list[str]]:
@@ -109,6 +108,7 @@ def test_tree_children_sorted_by_timestamp_and_orphans_are_roots(tmp_path: Path)
             "message": {"role": "user", "content": "s", "timestamp": 1},
         },
     ]
+    path = stored(path)
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
     sm = SessionManager.open(path)
     roots = sm.get_tree()
@@ -153,13 +153,12 @@ def test_entries_since_and_session_name() -> None:
 
 
 def test_create_branched_session_copies_the_path_and_recreates_labels(tmp_path: Path) -> None:
-    source = tmp_path / "src.jsonl"
-    shutil.copy(FIXTURES / "sessions" / "all-entry-types-v3.jsonl", source)
+    source = copy_in(FIXTURES / "sessions" / "all-entry-types-v3.jsonl", tmp_path / "src.jsonl")
     before = source.read_bytes()
     sm = SessionManager.open(source)
     new_file = sm.create_branched_session("a0000014")
     assert source.read_bytes() == before  # the original is unchanged
-    lines = [json.loads(line) for line in Path(new_file).read_text().splitlines()]
+    lines = [json.loads(line) for line in stored(new_file).read_text().splitlines()]
     assert lines[0]["parentSession"] == str(source) and lines[0]["id"] == sm.get_session_id()
     ids = [line["id"] for line in lines[1:]]
     assert ids[:-1] == [f"a00000{n:02d}" for n in range(1, 15) if n != 10]  # path minus the label entry
@@ -176,19 +175,20 @@ def test_branched_session_without_assistant_is_deferred(tmp_path: Path) -> None:
     sm = SessionManager.create("/p", tmp_path)
     first = sm.append_message(user("only a question"))
     new_file = sm.create_branched_session(first)
-    assert not Path(new_file).exists()
+    assert not stored(new_file).exists()
     sm.append_message(assistant("answer"))
-    assert Path(new_file).exists()
+    assert stored(new_file).exists()
 
 
 def test_fork_from_copies_the_whole_tree_into_the_target_project(tmp_path: Path) -> None:
-    source = FIXTURES / "sessions" / "all-entry-types-v3.jsonl"
+    fixture = FIXTURES / "sessions" / "all-entry-types-v3.jsonl"
+    source = copy_in(fixture, tmp_path / "source" / fixture.name)
     forked = SessionManager.fork_from(source, "/other/project", tmp_path / "target")
-    lines = Path(forked.get_session_file()).read_text().splitlines()
+    lines = stored(forked.get_session_file()).read_text().splitlines()
     header = json.loads(lines[0])
     assert header["cwd"] == "/other/project" and header["parentSession"] == str(source)
     assert lines[1:] == source.read_text().splitlines()[1:]
     with pytest.raises(ValueError, match="empty or invalid"):
-        empty = tmp_path / "empty.jsonl"
+        empty = stored(tmp_path / "empty.jsonl")
         empty.write_text("")
         SessionManager.fork_from(empty, "/x", tmp_path)

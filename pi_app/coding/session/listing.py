@@ -13,11 +13,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 from pi_app.coding import paths
 from pi_app.coding.session.format import is_header, ms_from_iso
-from pi_app.coding.session.storage import JsonlSessionStorage, SessionStorage
+from pi_app.coding.session.storage import RemovableSessionStorage, SessionStorage, default_session_storage
 
 ProgressCallback = Callable[[int, int], None]
 
@@ -52,7 +52,7 @@ def _text(content: Any) -> str:
 
 def build_session_info(path: str, storage: SessionStorage | None = None) -> SessionInfo | None:
     """Read one file (streaming) into a ``SessionInfo``; None when it is not a session file."""
-    storage = storage or JsonlSessionStorage()
+    storage = storage or default_session_storage()
     header: dict[str, Any] | None = None
     name: str | None = None
     count = 0
@@ -117,10 +117,33 @@ def build_session_info(path: str, storage: SessionStorage | None = None) -> Sess
     )
 
 
+@runtime_checkable
+class SessionIndex(Protocol):
+    """A storage that keeps per-session summaries, so listing need not read every line."""
+
+    def session_infos(self, directory: str | None = None) -> list[SessionInfo]:
+        """The sessions of ``directory`` (all when None), newest activity first."""
+        ...
+
+
+def _indexed(
+    storage: SessionIndex, directory: str | None, on_progress: ProgressCallback | None
+) -> list[SessionInfo]:
+    infos = storage.session_infos(directory)
+    if on_progress is not None:  # every file was looked at, as a file-by-file listing reports
+        total = len(infos)
+        if directory is not None and isinstance(storage, SessionStorage):
+            total = len(storage.list_files(directory))
+        on_progress(total, total)
+    return infos
+
+
 def list_sessions_in(
     directory: str, storage: SessionStorage | None = None, on_progress: ProgressCallback | None = None
 ) -> list[SessionInfo]:
-    storage = storage or JsonlSessionStorage()
+    storage = storage or default_session_storage()
+    if isinstance(storage, SessionIndex):
+        return _indexed(storage, directory, on_progress)
     files = storage.list_files(directory)
     infos: list[SessionInfo] = []
     for i, path in enumerate(files, 1):
@@ -141,8 +164,15 @@ def list_all_sessions(
     storage: SessionStorage | None = None,
     on_progress: ProgressCallback | None = None,
 ) -> list[SessionInfo]:
-    storage = storage or JsonlSessionStorage()
+    storage = storage or default_session_storage()
     base = root or str(paths.sessions_root())
+    if isinstance(storage, SessionIndex):
+        prefix = base.rstrip("/") + "/"
+        return [
+            info
+            for info in _indexed(storage, None, on_progress)
+            if info.path.startswith(prefix) and info.path[len(prefix) :].count("/") == 1
+        ]
     try:
         dirs = sorted(d for d in os.listdir(base) if os.path.isdir(os.path.join(base, d)))
     except OSError:
@@ -161,7 +191,7 @@ def list_all_sessions(
 
 def read_header(path: str, storage: SessionStorage | None = None) -> dict[str, Any] | None:
     """The header of ``path`` if its first line (up to 64 KiB) is one."""
-    storage = storage or JsonlSessionStorage()
+    storage = storage or default_session_storage()
     for line in storage.iter_lines(path):
         if not line.strip():
             continue
@@ -177,7 +207,7 @@ def read_header(path: str, storage: SessionStorage | None = None) -> dict[str, A
 
 def find_most_recent_session(directory: str, storage: SessionStorage | None = None) -> str | None:
     """The valid session file with the newest mtime in ``directory`` (R-LIST-05)."""
-    storage = storage or JsonlSessionStorage()
+    storage = storage or default_session_storage()
     candidates = [p for p in storage.list_files(directory) if read_header(p, storage) is not None]
     if not candidates:
         return None
@@ -213,6 +243,10 @@ def delete_session_file(path: str) -> str:
     import shutil
     import subprocess
 
+    storage = default_session_storage()
+    if isinstance(storage, RemovableSessionStorage):
+        storage.delete(path)
+        return "deleted"
     trash = shutil.which("trash") or shutil.which("trash-put")
     if trash is not None:
         try:

@@ -50,9 +50,9 @@ from pi_app.coding.session.format import (
 )
 from pi_app.coding.session.storage import (
     InMemorySessionStorage,
-    JsonlSessionStorage,
     SessionStorage,
     SessionWriteError,
+    default_session_storage,
 )
 
 if TYPE_CHECKING:
@@ -109,7 +109,7 @@ class SessionManager:
         self.session_dir = str(session_dir) if session_dir else ""
         self.persist = persist
         self.storage: SessionStorage = storage or (
-            JsonlSessionStorage() if persist else InMemorySessionStorage()
+            default_session_storage() if persist else InMemorySessionStorage()
         )
         self.clock = clock
         self.warnings: list[str] = []
@@ -228,7 +228,7 @@ class SessionManager:
     ) -> SessionManager:
         """Copy another project's session (whole tree) into a new file for ``target_cwd`` (R-LIST-08)."""
         source_path = os.path.abspath(str(source_path))
-        store = storage or JsonlSessionStorage()
+        store = storage or default_session_storage()
         text = store.load(source_path)
         parsed = parse_session_text(text or "")
         if parsed.header is None:

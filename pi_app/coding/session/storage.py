@@ -1,4 +1,4 @@
-"""Where session bytes live: the ``SessionStorage`` protocol and its two implementations (D-36).
+"""Where session bytes live: the ``SessionStorage`` protocol and its implementations (D-36).
 
 The manager never calls ``open()`` itself. ``JsonlSessionStorage`` is the real one: appends are
 small synchronous writes with a flush; whole-file writes go through a temp file and
@@ -7,6 +7,11 @@ keeps files in a dict, which makes most tests disk-free.
 
 Text is read and written as UTF-8 with ``surrogateescape`` so bytes that are not valid UTF-8
 survive a rewrite unchanged.
+
+The third implementation, ``sqlite_store.SqliteSessionStorage`` (issue 25), keeps sessions in one
+SQLite database. ``default_session_storage`` is the storage used wherever none is passed: JSONL
+unless ``set_default_session_storage`` chose another; on first use it follows the ``sessionStore``
+setting or ``PI_SESSION_STORE`` (``store_choice``).
 """
 
 from __future__ import annotations
@@ -29,6 +34,11 @@ class SessionWriteError(OSError):
         super().__init__(f"Session could not be saved: {reason} ({path})")
         self.path = path
         self.reason = reason
+
+
+class SessionStoreError(RuntimeError):
+    """The configured session store cannot be used at all (a corrupt or too new database); the
+    message is one line for the user, and the store was left as it was."""
 
 
 @runtime_checkable
@@ -58,6 +68,13 @@ class SessionStorage(Protocol):
     def iter_lines(self, path: str) -> Iterator[str]:
         """The lines of ``path`` one at a time (streaming; never the whole file in one string)."""
         ...
+
+
+@runtime_checkable
+class RemovableSessionStorage(Protocol):
+    """A storage whose sessions are not files on disk, so removing one is its own operation."""
+
+    def delete(self, path: str) -> None: ...
 
 
 class JsonlSessionStorage:
@@ -120,6 +137,25 @@ class JsonlSessionStorage:
                     yield line.rstrip("\n")
         except OSError:
             return
+
+
+_default_storage: SessionStorage | None = None
+
+
+def default_session_storage() -> SessionStorage:
+    """The storage sessions use when none is given (``JsonlSessionStorage`` unless configured)."""
+    global _default_storage
+    if _default_storage is None:
+        from pi_app.coding.session.store_choice import configured_storage
+
+        _default_storage = configured_storage()
+    return _default_storage
+
+
+def set_default_session_storage(storage: SessionStorage | None) -> None:
+    """Make ``storage`` the default (None: back to JSONL files)."""
+    global _default_storage
+    _default_storage = storage
 
 
 class InMemorySessionStorage:

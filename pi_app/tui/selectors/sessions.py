@@ -68,7 +68,17 @@ class DeleteResult:
 
 
 def delete_session_file(path: str) -> DeleteResult:
-    """Move ``path`` to the trash with a ``trash`` command if there is one, else delete it."""
+    """Move ``path`` to the trash with a ``trash`` command if there is one, else delete it (a session
+    in the SQLite store is deleted from it)."""
+    from pi_app.coding.session.storage import RemovableSessionStorage, default_session_storage
+
+    storage = default_session_storage()
+    if isinstance(storage, RemovableSessionStorage):
+        try:
+            storage.delete(path)
+        except OSError as exc:
+            return DeleteResult(False, "remove", str(exc))
+        return DeleteResult(True, "remove")
     trash = shutil.which("trash")
     if trash:
         try:
