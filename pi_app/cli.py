@@ -53,6 +53,7 @@ Commands:
   pi update [source]           Update installed packages
   pi list                      List installed packages
   pi config                    Enable or disable package resources
+  pi sessions import|export    Copy sessions between JSONL files and the SQLite store (search: FTS)
 
 Options:
   --provider <name>              Provider name
@@ -244,12 +245,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if any(a in ("--version", "-v") for a in argv):
         return _print_version()
-    if any(a in ("--help", "-h") for a in argv) and not (argv and argv[0] in PACKAGE_COMMANDS):
+    if any(a in ("--help", "-h") for a in argv) and not (argv and argv[0] in (*PACKAGE_COMMANDS, "sessions")):
         return _print_help()
     if argv and argv[0] in PACKAGE_COMMANDS:
         from pi_app.modes.package_commands import run_package_command
 
         return run_package_command(argv)
+    if argv and argv[0] == "sessions":
+        from pi_app.modes.session_commands import run_session_command
+
+        return run_session_command(argv)
     try:
         # First pass (spec 40 §2.8): options only extensions know are kept for the second check
         # in ``attach_extensions``, once the extensions that register them have loaded.
