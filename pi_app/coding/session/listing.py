@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -124,6 +124,30 @@ class SessionIndex(Protocol):
     def session_infos(self, directory: str | None = None) -> list[SessionInfo]:
         """The sessions of ``directory`` (all when None), newest activity first."""
         ...
+
+
+class _Hit(Protocol):
+    path: str
+
+
+@runtime_checkable
+class SessionSearchIndex(Protocol):
+    """A storage with a full-text index of message text (the SQLite store's FTS5)."""
+
+    def search(self, text: str, limit: int = 1000) -> Sequence[_Hit]: ...
+
+
+def content_search(storage: SessionStorage | None = None) -> Callable[[str], dict[str, int] | None] | None:
+    """For the session picker: query → {session path: rank, 0 best} from ``storage``'s full-text
+    index (the default storage when None), or None when it has no index."""
+    store = storage or default_session_storage()
+    if not isinstance(store, SessionSearchIndex):
+        return None
+
+    def search(query: str) -> dict[str, int] | None:
+        return {hit.path: rank for rank, hit in enumerate(store.search(query))}
+
+    return search
 
 
 def _indexed(

@@ -275,9 +275,12 @@ def resume_command(app: Any, args: str) -> None:
 def session_picker(
     cwd: str, session_dir: str | None, current_path: str | None, rename: Any, **kwargs: Any
 ) -> SessionPicker:
-    """The picker over ``cwd``'s sessions (Tab: every project's)."""
+    """The picker over ``cwd``'s sessions (Tab: every project's); message text is searched through
+    the session store's full-text index when it has one (SQLite)."""
     from pi_app.coding.session import SessionManager
+    from pi_app.coding.session.listing import content_search
 
+    kwargs.setdefault("content_search", content_search())
     return SessionPicker(
         lambda progress: SessionManager.list(cwd, session_dir or None, progress),
         lambda progress: SessionManager.list_all(progress),

@@ -10,12 +10,16 @@ Output: the rows to show, one per session, and a cursor over them.
   must all match, ``"an exact phrase"`` in quotes, or ``re:<pattern>`` (case-insensitive regex).
   The text searched is the id, the name, every user/assistant text and the folder.
 - ``named`` filter: only sessions with a name.
+- With a ``content_search`` (the SQLite session store's FTS5 index, issue 25) message text is not
+  fuzzy-matched session by session: a session matches when its id, name or folder match, or when
+  the index finds the query's words (as prefixes; quoted phrases as phrases) in its messages.
+  ``re:`` queries, and stores without an index, search the text as above.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -77,13 +81,21 @@ def parse_query(query: str) -> ParsedQuery:
     return ParsedQuery(tokens=tokens)
 
 
-def search_text(info: Any) -> str:
+ContentSearch = Callable[[str], Mapping[str, int] | None]
+"""Query → {session path: rank (0 best)} from a full-text index, or None when it cannot answer."""
+
+CONTENT_MATCH_SCORE = 1000.0  # a session found only by the index ranks after every fuzzy match
+
+
+def search_text(info: Any, with_content: bool = True) -> str:
+    if not with_content:
+        return f"{info.id} {info.name or ''} {info.cwd}"
     return f"{info.id} {info.name or ''} {info.all_messages_text} {info.cwd}"
 
 
-def match_session(info: Any, parsed: ParsedQuery) -> float | None:
+def match_session(info: Any, parsed: ParsedQuery, with_content: bool = True) -> float | None:
     """The match score (lower is better), or None when ``info`` does not match."""
-    text = search_text(info)
+    text = search_text(info, with_content)
     if parsed.regex is not None:
         found = parsed.regex.search(text)
         return found.start() * 0.1 if found else None
@@ -170,8 +182,10 @@ class SessionPickerModel:
         current_path: str | None = None,
         page_size: int = 10,
         sort_mode: str = "threaded",
+        content_search: ContentSearch | None = None,
     ) -> None:
         self.sessions: list[Any] = list(sessions)
+        self.content_search = content_search
         self.current_path = current_path
         self.sort_mode = sort_mode if sort_mode in SORT_MODES else "threaded"
         self.named_only = False
@@ -194,7 +208,14 @@ class SessionPickerModel:
             else:
                 self.rows = [SessionRow(s) for s in sorted(pool, key=_modified, reverse=True)]
         else:
-            scored = [(score, s) for s in pool if (score := match_session(s, parsed)) is not None]
+            hits = self.content_search(self.query) if self.content_search and parsed.regex is None else None
+            scored = []
+            for s in pool:
+                score = match_session(s, parsed, with_content=hits is None)
+                if score is None and hits is not None and s.path in hits:
+                    score = CONTENT_MATCH_SCORE + hits[s.path]
+                if score is not None:
+                    scored.append((score, s))
             if self.sort_mode == "recent":
                 scored.sort(key=lambda pair: _modified(pair[1]), reverse=True)
             else:

@@ -34,7 +34,13 @@ from pi_app.tui.keys import key_press
 from pi_app.tui.selectors.bindings import DEFAULT_SELECTOR_KEYS, SelectorKeys
 from pi_app.tui.selectors.inline_input import InlineInput
 from pi_app.tui.selectors.lines import LineView, Run, rule, styled, theme_of
-from pi_app.tui.selectors.session_model import SORT_LABELS, SessionPickerModel, SessionRow, format_age
+from pi_app.tui.selectors.session_model import (
+    SORT_LABELS,
+    ContentSearch,
+    SessionPickerModel,
+    SessionRow,
+    format_age,
+)
 from pi_app.tui.selectors.slot import Answer
 
 ProgressCallback = Callable[[int, int], None]
@@ -138,11 +144,14 @@ class SessionPicker(Vertical, can_focus=True):
         page_size: int = 10,
         keys: SelectorKeys | None = None,
         clock: Callable[[], datetime] | None = None,
+        content_search: ContentSearch | None = None,
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
         self.loaders = {"current": load_current, "all": load_all}
-        self.model = SessionPickerModel(current_path=current_path, page_size=page_size)
+        self.model = SessionPickerModel(
+            current_path=current_path, page_size=page_size, content_search=content_search
+        )
         self.rename_session = rename
         self.delete_file = delete
         self.keys = keys or DEFAULT_SELECTOR_KEYS
