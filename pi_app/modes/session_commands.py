@@ -80,7 +80,7 @@ def run_session_command(argv: Sequence[str], out: TextIO | None = None, err: Tex
             if not query.strip():
                 err.write("pi sessions search: nothing to search for\n")
                 return 2
-            for hit in store.search(query):
+            for hit in store.search(query, limit=50, snippets=True):
                 out.write(f"{hit.path}\t{hit.snippet}\n")
             return 0
         if args.action == "import":

@@ -186,7 +186,7 @@ def test_search_finds_sessions_by_message_text_best_first(tmp_path: Path) -> Non
     other = SessionManager.create("/q", SESSION_DIR, storage=store)
     other.append_message(user("grep grep grep everywhere"))
     other.append_message(assistant("done"))
-    hits = store.search("grep")
+    hits = store.search("grep", snippets=True)
     assert [h.path for h in hits] == [other.get_session_file(), one.get_session_file()]
     assert "grep" in hits[0].snippet
     assert store.search("nothing-like-this") == []

@@ -124,17 +124,20 @@ WHEN typeof(new.body) = 'text' AND json_valid(new.body) AND json_type(new.body) 
 BEGIN
     UPDATE summaries SET message_count = message_count + 1 WHERE session = new.session;
     UPDATE summaries SET
-        first_message = CASE WHEN first_message IS NULL
-            AND json_extract(new.body, '$.message.role') = 'user' THEN nullif({_TEXT}, '')
+        first_message = CASE WHEN first_message IS NULL AND m.role = 'user' THEN nullif(m.text, '')
             ELSE first_message END,
-        last_message = coalesce(nullif({_TEXT}, ''), last_message),
-        modified_ms = max(modified_ms, {_message_time("new.body")}),
-        total_tokens = total_tokens + CASE WHEN json_extract(new.body, '$.message.role') = 'assistant'
-            AND json_type(new.body, '$.message.usage.totalTokens') IN ('integer', 'real')
-            THEN CAST(json_extract(new.body, '$.message.usage.totalTokens') AS INTEGER) ELSE 0 END,
-        total_cost = total_cost + CASE WHEN json_extract(new.body, '$.message.role') = 'assistant'
-            AND json_type(new.body, '$.message.usage.cost.total') IN ('integer', 'real')
-            THEN json_extract(new.body, '$.message.usage.cost.total') ELSE 0 END
+        last_message = coalesce(nullif(m.text, ''), last_message),
+        modified_ms = max(modified_ms, m.ms),
+        total_tokens = total_tokens + m.tokens,
+        total_cost = total_cost + m.cost
+    FROM (SELECT json_extract(new.body, '$.message.role') AS role, {_TEXT} AS text,
+            {_message_time("new.body")} AS ms,
+            CASE WHEN json_extract(new.body, '$.message.role') = 'assistant'
+                AND json_type(new.body, '$.message.usage.totalTokens') IN ('integer', 'real')
+                THEN CAST(json_extract(new.body, '$.message.usage.totalTokens') AS INTEGER) ELSE 0 END AS tokens,
+            CASE WHEN json_extract(new.body, '$.message.role') = 'assistant'
+                AND json_type(new.body, '$.message.usage.cost.total') IN ('integer', 'real')
+                THEN json_extract(new.body, '$.message.usage.cost.total') ELSE 0 END AS cost) AS m
     WHERE session = new.session AND {_CHAT};
 END;
 CREATE TRIGGER record_name AFTER INSERT ON records
@@ -164,14 +167,14 @@ DROP TABLE records_before_v2;
 _V3 = f"""
 CREATE VIRTUAL TABLE message_fts USING fts5(body, tokenize = 'unicode61 remove_diacritics 2');
 CREATE TRIGGER record_indexed AFTER INSERT ON records WHEN {_CHAT} BEGIN
-    INSERT INTO message_fts(rowid, body) SELECT new.id, {_TEXT} WHERE {_TEXT} != '';
+    INSERT INTO message_fts(rowid, body) SELECT new.id, t FROM (SELECT {_TEXT} AS t) WHERE t != '';
 END;
 CREATE TRIGGER record_unindexed AFTER DELETE ON records BEGIN
     DELETE FROM message_fts WHERE rowid = old.id;
 END;
 INSERT INTO message_fts(rowid, body)
-    SELECT id, {message_text("body")} FROM records
-    WHERE {is_chat_message("body")} AND {message_text("body")} != '';
+    SELECT id, t FROM (SELECT id, {message_text("body")} AS t FROM records WHERE {is_chat_message("body")})
+    WHERE t != '';
 """
 
 MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3)

@@ -20,6 +20,7 @@ worker thread while the picker lists from another).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import sqlite3
@@ -156,18 +157,40 @@ class SqliteSessionStorage:
         with self._lock:
             self._conn.close()
 
+    @contextlib.contextmanager
+    def batch(self) -> Iterator[None]:
+        """Many writes as one transaction (an import): each write inside is a savepoint, and
+        the whole batch commits at the end, or none of it if an exception leaves the block."""
+        with self._lock:
+            self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield
+            except BaseException:
+                self._conn.execute("ROLLBACK")
+                raise
+            self._conn.execute("COMMIT")
+
+    @contextlib.contextmanager
+    def _transaction(self) -> Iterator[None]:
+        """One write: its own ``BEGIN IMMEDIATE`` transaction, or a savepoint inside a batch."""
+        nested = self._conn.in_transaction
+        self._conn.execute("SAVEPOINT write" if nested else "BEGIN IMMEDIATE")
+        try:
+            yield
+        except BaseException:
+            self._conn.execute("ROLLBACK TO write" if nested else "ROLLBACK")
+            if nested:
+                self._conn.execute("RELEASE write")
+            raise
+        self._conn.execute("RELEASE write" if nested else "COMMIT")
+
     def _write(self, path: str, work: list[tuple[str, tuple[object, ...]]]) -> None:
         """Run the statements of ``work`` as one transaction, or none of them."""
         with self._lock:
             try:
-                self._conn.execute("BEGIN IMMEDIATE")
-                try:
+                with self._transaction():
                     for sql, params in work:
                         self._conn.execute(sql, params)
-                    self._conn.execute("COMMIT")
-                except BaseException:
-                    self._conn.execute("ROLLBACK")
-                    raise
             except sqlite3.Error as exc:
                 raise SessionWriteError(path, str(exc)) from exc
 
@@ -198,8 +221,7 @@ class SqliteSessionStorage:
         now = time.time()
         with self._lock:
             try:
-                self._conn.execute("BEGIN IMMEDIATE")
-                try:
+                with self._transaction():
                     sid = self._session_id(path)
                     if sid is None:
                         cur = self._conn.execute(
@@ -220,10 +242,6 @@ class SqliteSessionStorage:
                         "INSERT INTO records(session, seq, body, nl) VALUES (?, ?, ?, ?)",
                         [(sid, start + i, body, nl) for i, (body, nl) in enumerate(records)],
                     )
-                    self._conn.execute("COMMIT")
-                except BaseException:
-                    self._conn.execute("ROLLBACK")
-                    raise
             except sqlite3.Error as exc:
                 raise SessionWriteError(path, str(exc)) from exc
 
@@ -309,23 +327,25 @@ class SqliteSessionStorage:
         with self._lock:
             rows = self._conn.execute(sql, params).fetchall()
         infos: list[SessionInfo] = []
+        make = object.__new__  # 10,000 rows: skip the dataclass __init__, fill the fields directly
+        from_ms = _dt
         for path, mtime, sid, cwd, name, parent, created_ms, modified_ms, count, first in rows:
             if not path.endswith(".jsonl"):
                 continue
-            info = StoredSessionInfo(
+            info = make(StoredSessionInfo)
+            info.__dict__.update(
                 path=path,
                 id=sid,
                 cwd=cwd or "",
                 name=name,
                 parent_session_path=parent,
-                created=_dt(created_ms or mtime * 1000),
-                modified=_dt(modified_ms or created_ms or int(mtime * 1000)),
+                created=from_ms(created_ms or mtime * 1000),
+                modified=from_ms(modified_ms or created_ms or int(mtime * 1000)),
                 message_count=count,
                 first_message=first or "(no messages)",
-                all_messages_text="",
+                _store=self,
+                _text=None,
             )
-            info._store = self
-            info._text = None
             infos.append(info)
         infos.sort(key=lambda s: s.modified, reverse=True)
         return infos
@@ -340,27 +360,38 @@ class SqliteSessionStorage:
             ).fetchall()
         return " ".join(body for (body,) in rows)
 
-    def search(self, text: str, limit: int = 1000) -> list[SearchHit]:
-        """Sessions whose message text matches ``text`` (see ``fts_query``), best first."""
+    def search(self, text: str, limit: int = 1000, snippets: bool = False) -> list[SearchHit]:
+        """Sessions whose message text matches ``text`` (see ``fts_query``), best first; with
+        ``snippets`` each hit carries the best-matching passage (the CLI; the picker needs none)."""
         query = fts_query(text)
         if query is None:
             return []
         sql = (
-            "SELECT s.path, f.rank, snippet(message_fts, 0, '', '', '…', 8)"
-            " FROM message_fts f JOIN records r ON r.id = f.rowid JOIN sessions s ON s.id = r.session"
-            " WHERE message_fts MATCH ? ORDER BY f.rank"
+            "SELECT s.path, f.rank, f.rowid FROM message_fts f JOIN records r ON r.id = f.rowid"
+            " JOIN sessions s ON s.id = r.session WHERE message_fts MATCH ? ORDER BY f.rank"
         )
-        hits: dict[str, SearchHit] = {}
+        best: dict[str, tuple[float, int]] = {}
         with self._lock:
             try:
-                for path, rank, snippet in self._conn.execute(sql, (query,)):
-                    if path not in hits:  # rows come best first: a session's first row is its best
-                        hits[path] = SearchHit(path, rank, snippet)
-                        if len(hits) >= limit:
+                for path, rank, rowid in self._conn.execute(sql, (query,)):
+                    if path not in best:  # rows come best first: a session's first row is its best
+                        best[path] = (rank, rowid)
+                        if len(best) >= limit:
                             break
+                hits = []
+                for path, (rank, rowid) in best.items():
+                    snippet = ""
+                    if snippets:
+                        row = self._conn.execute(
+                            "SELECT snippet(message_fts, 0, '', '', '…', 10) FROM message_fts"
+                            " WHERE message_fts MATCH ? AND rowid = ?",
+                            (query, rowid),
+                        ).fetchone()
+                        snippet = row[0] if row else ""
+                    hits.append(SearchHit(path, rank, snippet))
             except sqlite3.OperationalError:
                 return []
-        return list(hits.values())
+        return hits
 
     def summary(self, path: str) -> dict[str, object] | None:
         """The stored summary of ``path`` (counts, tokens, cost, first/last message…), or None."""

@@ -54,11 +54,24 @@ def jsonl_files(sources: Iterable[str | Path]) -> Iterator[Path]:
             yield path
 
 
+BATCH = 500  # sessions per transaction on import (one commit each would pay the FTS merge per file)
+
+
 def import_jsonl(
     store: SqliteSessionStorage, sources: Iterable[str | Path], replace: bool = False
 ) -> TransferReport:
     report = TransferReport()
-    for file in jsonl_files(sources):
+    files = list(jsonl_files(sources))
+    for start in range(0, len(files), BATCH):
+        with store.batch():
+            _import_files(store, files[start : start + BATCH], replace, report)
+    return report
+
+
+def _import_files(
+    store: SqliteSessionStorage, files: list[Path], replace: bool, report: TransferReport
+) -> None:
+    for file in files:
         key = str(file)
         try:
             text = file.read_bytes().decode(ENCODING, ERRORS)
@@ -74,7 +87,6 @@ def import_jsonl(
             continue
         store.rewrite(key, text)
         report.written.append(key)
-    return report
 
 
 def export_target(path: str, sessions_root: str | None, to: str | None) -> str:
