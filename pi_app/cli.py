@@ -40,6 +40,7 @@ if TYPE_CHECKING:  # the fast paths (--version, --help) import nothing else
     from pi_app.coding.launch import LaunchOptions
 
 PACKAGE_COMMANDS = ("install", "remove", "uninstall", "update", "list", "config")
+SHELL_COMMANDS = ("pods",)  # pi_app.shells: separate shells with their own extras
 THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh")
 
 HELP = f"""pi {__version__} - AI coding assistant with read, bash, edit, write tools
@@ -54,6 +55,7 @@ Commands:
   pi list                      List installed packages
   pi config                    Enable or disable package resources
   pi sessions import|export    Copy sessions between JSONL files and the SQLite store (search: FTS)
+  pi pods <command>            Run open models with vLLM on GPU machines over SSH (extra: pods)
 
 Options:
   --provider <name>              Provider name
@@ -243,6 +245,10 @@ def _print_help() -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] in SHELL_COMMANDS:  # pi pods / pi mom: their own programs and flags
+        from pi_app.shells import run_shell_command
+
+        return run_shell_command(argv)
     if any(a in ("--version", "-v") for a in argv):
         return _print_version()
     if any(a in ("--help", "-h") for a in argv) and not (argv and argv[0] in (*PACKAGE_COMMANDS, "sessions")):

@@ -96,7 +96,10 @@ from pi_app.coding.extensions.types import (
     UserBashResult,
 )
 from pi_app.coding.extensions.ui import ExtensionUIContext, NoOpUIContext
+from pi_app.coding.filelock import atomic_write, file_lock
+from pi_app.coding.models.models_file import ModelsFileError, get_models_provider, set_models_provider
 from pi_app.coding.models.registry import ExtensionProviderConfig, ModelRegistry, ProviderModelConfig
+from pi_app.coding.paths import agent_dir, models_path
 from pi_app.coding.sdk import create_agent_session
 from pi_app.coding.session.manager import SessionManager
 from pi_app.coding.settings import SettingsManager
@@ -153,6 +156,7 @@ __all__ = [
     "MessageUpdateEvent",
     "Model",
     "ModelRegistry",
+    "ModelsFileError",
     "ModelSelectEvent",
     "NoOpUIContext",
     "ProjectTrustContext",
@@ -199,6 +203,12 @@ __all__ = [
     "UserBashEvent",
     "UserBashResult",
     "UserMessage",
+    "agent_dir",
+    "atomic_write",
+    "file_lock",
+    "get_models_provider",
+    "models_path",
+    "set_models_provider",
     "create_agent_session",
     "create_bash_tool",
     "create_edit_tool",

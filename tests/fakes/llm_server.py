@@ -86,9 +86,9 @@ def _model_from(path: str, body: Any) -> str:
 
 
 class FakeLLMServer:
-    def __init__(self, host: str = "127.0.0.1") -> None:
+    def __init__(self, host: str = "127.0.0.1", port: int = 0) -> None:
         self.host = host
-        self.port = 0
+        self.port = port
         self.requests: list[RecordedRequest] = []
         self._turns: list[_Turn] = []
         self._lock = threading.Lock()
@@ -160,7 +160,7 @@ class FakeLLMServer:
 
     async def _serve(self) -> None:
         self._stopping = asyncio.Event()
-        self._server = await asyncio.start_server(self._handle, self.host, 0)
+        self._server = await asyncio.start_server(self._handle, self.host, self.port)
         self.port = self._server.sockets[0].getsockname()[1]
         self._ready.set()
         await self._stopping.wait()
@@ -236,6 +236,9 @@ class FakeLLMServer:
     async def _respond(
         self, request: RecordedRequest, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
     ) -> None:
+        if request.path == "/health":  # vLLM's liveness route
+            await self._send_plain(writer, 200, "")
+            return
         if request.api is None:
             await self._send_plain(
                 writer, 404, {"error": {"type": "not_found", "message": f"No route {request.path}"}}
