@@ -40,7 +40,7 @@ if TYPE_CHECKING:  # the fast paths (--version, --help) import nothing else
     from pi_app.coding.launch import LaunchOptions
 
 PACKAGE_COMMANDS = ("install", "remove", "uninstall", "update", "list", "config")
-SHELL_COMMANDS = ("pods",)  # pi_app.shells: separate shells with their own extras
+SHELL_COMMANDS = ("pods", "mom")  # pi_app.shells: separate shells with their own extras
 THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh")
 
 HELP = f"""pi {__version__} - AI coding assistant with read, bash, edit, write tools
@@ -56,6 +56,7 @@ Commands:
   pi config                    Enable or disable package resources
   pi sessions import|export    Copy sessions between JSONL files and the SQLite store (search: FTS)
   pi pods <command>            Run open models with vLLM on GPU machines over SSH (extra: pods)
+  pi mom <workspace>           The coding agent as a Slack bot (extra: mom)
 
 Options:
   --provider <name>              Provider name

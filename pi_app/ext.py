@@ -24,6 +24,8 @@ from pi_app.ai.types import (
     ToolResultMessage,
     UserMessage,
 )
+from pi_app.coding.agent_session import AgentSession
+from pi_app.coding.auth_storage import AuthStorage
 from pi_app.coding.extensions.api import ExtensionAPI
 from pi_app.coding.extensions.context import (
     ExtensionCommandContext,
@@ -110,6 +112,7 @@ from pi_app.coding.tools import (
     create_edit_tool,
     create_find_tool,
     create_grep_tool,
+    create_local_bash_operations,
     create_ls_tool,
     create_read_tool,
     create_write_tool,
@@ -118,7 +121,7 @@ from pi_app.coding.tools import (
     truncate_line,
     truncate_tail,
 )
-from pi_app.coding.tools.definition import ToolDefinition, ToolParams, text_result
+from pi_app.coding.tools.definition import ToolDefinition, ToolParams, define_tool, text_result
 
 __all__ = [
     "DEFAULT_MAX_BYTES",
@@ -127,10 +130,12 @@ __all__ = [
     "AbortError",
     "AbortSignal",
     "AgentEndEvent",
+    "AgentSession",
     "AgentSettledEvent",
     "AgentStartEvent",
     "AgentToolResult",
     "AssistantMessage",
+    "AuthStorage",
     "AutocompleteItem",
     "BeforeAgentStartEvent",
     "BeforeAgentStartResult",
@@ -212,11 +217,13 @@ __all__ = [
     "create_agent_session",
     "create_bash_tool",
     "create_edit_tool",
+    "create_local_bash_operations",
     "create_find_tool",
     "create_grep_tool",
     "create_ls_tool",
     "create_read_tool",
     "create_write_tool",
+    "define_tool",
     "format_size",
     "is_bash_tool_result",
     "is_edit_tool_result",

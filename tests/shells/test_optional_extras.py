@@ -36,7 +36,9 @@ def test_the_core_install_brings_no_slack_or_ssh_library() -> None:
     assert by_extra["pods"] & SHELL_LIBRARIES == {"asyncssh"}
 
 
-@pytest.mark.parametrize(("command", "module", "extra"), [("pods", "asyncssh", "pods")])
+@pytest.mark.parametrize(
+    ("command", "module", "extra"), [("pods", "asyncssh", "pods"), ("mom", "slack_bolt", "mom")]
+)
 def test_without_the_extra_the_command_says_how_to_install_it(command: str, module: str, extra: str) -> None:
     code = (
         f"import sys; sys.modules[{module!r}] = None\n"  # as if the library were not installed
