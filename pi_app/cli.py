@@ -229,8 +229,12 @@ def _parse_with_argparse(
     for item in rest:
         if item.startswith("@") and len(item) > 1:
             args.file_args.append(item[1:])
-        else:
+        elif item.isascii():
             args.messages.append(item)
+        else:  # argv is decoded with surrogateescape: bytes that are not UTF-8 become U+FFFD
+            from pi_app.ai.util.sanitize import replace_lone_surrogates
+
+            args.messages.append(replace_lone_surrogates(item))
     return args
 
 
@@ -345,7 +349,8 @@ def _read_piped_stdin(args: LaunchOptions) -> None:
     if args.mode == "rpc" or sys.stdin is None or sys.stdin.isatty():
         return
     try:
-        data = sys.stdin.read()
+        stream = getattr(sys.stdin, "buffer", None)
+        data = stream.read().decode("utf-8", "replace") if stream is not None else sys.stdin.read()
     except (OSError, ValueError):
         return
     if data.strip():

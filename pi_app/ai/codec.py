@@ -7,7 +7,8 @@ and written back unchanged (R-AI-07, R-AI-08).
 
 ``encode_line`` is the single compact encoder used for session lines, JSON mode and RPC
 (00-index.md, decision D-12): no spaces, non-ASCII kept literally, integral floats written as
-integers and non-finite floats as ``null`` (what JavaScript's ``JSON.stringify`` produces).
+integers and non-finite floats as ``null`` (what JavaScript's ``JSON.stringify`` produces). A lone
+UTF-16 surrogate in a string is written as U+FFFD, so every line it returns encodes as UTF-8.
 """
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ from pi_app.ai.types import (
     Usage,
     UserMessage,
 )
+from pi_app.ai.util.sanitize import replace_lone_surrogates
 
 # (attribute, json key) in pi's key order. The discriminator (type/role) is written first.
 _TEXT = (("text", "text"), ("text_signature", "textSignature"))
@@ -349,9 +351,10 @@ def encode_json(obj: Any) -> str:
     """Compact JSON as JavaScript's ``JSON.stringify`` writes it (no trailing newline)."""
     obj = to_json_value(obj)
     try:
-        return json.dumps(obj, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+        text = json.dumps(obj, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
     except ValueError:
-        return json.dumps(_sanitize_numbers(obj), ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+        text = json.dumps(_sanitize_numbers(obj), ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    return replace_lone_surrogates(text)
 
 
 def encode_line(obj: Any) -> str:

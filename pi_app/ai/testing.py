@@ -543,7 +543,14 @@ def _raw_args(step: ToolCallStep) -> str:
 def _sse(event: str | None, data: Any) -> bytes:
     payload = data if isinstance(data, str) else json.dumps(data, separators=(",", ":"), ensure_ascii=False)
     head = f"event: {event}\n" if event else ""
-    return f"{head}data: {payload}\n\n".encode()
+    try:
+        return f"{head}data: {payload}\n\n".encode()
+    except UnicodeEncodeError:
+        # A lone surrogate cannot travel as UTF-8; real servers send it as a JSON \\uXXXX escape.
+        payload = data if isinstance(data, str) else json.dumps(data, separators=(",", ":"))
+        return f"{head}data: {payload}\n\n".encode(
+            errors="surrogatepass" if isinstance(data, str) else "strict"
+        )
 
 
 def _control(step: Step) -> Part | None:

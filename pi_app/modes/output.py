@@ -7,7 +7,8 @@ library lands on stderr instead of corrupting a JSON stream or a print-mode answ
 ``LineWriter`` owns that handle: every message is encoded with the project's single JSON encoder
 (strings are written as they are; ``JsonParts`` are a line already encoded in pieces) and written
 whole, in call order, and flushed before the next one, so large events are never cut or
-interleaved. A closed pipe ends output quietly. Text goes out in slices of ``SLICE_CHARS``
+interleaved. A closed pipe ends output quietly; a lone surrogate in a string is written as U+FFFD
+(an encoding problem is never taken for a closed pipe). Text goes out in slices of ``SLICE_CHARS``
 characters, so a 10 MB line never needs a second 10 MB copy as bytes.
 """
 
@@ -19,6 +20,7 @@ import threading
 from typing import Any, BinaryIO
 
 from pi_app.ai.codec import encode_json
+from pi_app.ai.util.sanitize import utf8
 
 SLICE_CHARS = 1 << 20
 
@@ -49,7 +51,7 @@ class LineWriter:
             try:
                 for part in parts:
                     for start in range(0, len(part), SLICE_CHARS):
-                        self._stream.write(part[start : start + SLICE_CHARS].encode("utf-8"))
+                        self._stream.write(utf8(part[start : start + SLICE_CHARS]))
                 self._stream.flush()
             except (BrokenPipeError, ValueError, OSError):
                 self.closed = True  # the client went away: drop further output quietly

@@ -64,7 +64,7 @@ from pi_app.ai.types import (
 )
 from pi_app.ai.util.cost import calculate_cost
 from pi_app.ai.util.partial_json import parse_streaming_json
-from pi_app.ai.util.sanitize import sanitize_surrogates
+from pi_app.ai.util.sanitize import loads_clean, sanitize_surrogates
 
 ABORTED_TEXT = "Request was aborted"
 ENDED_TEXT = "Stream ended unexpectedly"
@@ -255,7 +255,7 @@ class SseParser:
 
 def parse_json_data(event: SseEvent) -> Any:
     try:
-        return json.loads(event.data)
+        return loads_clean(event.data)
     except ValueError:
         snippet = event.data[:200]
         raise StreamFailure(f"Invalid JSON in stream: {snippet}") from None

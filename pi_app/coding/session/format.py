@@ -14,7 +14,6 @@ changed so the manager can rewrite the file.
 
 from __future__ import annotations
 
-import json
 import os
 import time
 import uuid
@@ -25,6 +24,7 @@ from typing import Any
 
 from pi_app.agent.types import AgentMessage
 from pi_app.ai.codec import encode_json
+from pi_app.ai.util.sanitize import loads_clean
 from pi_app.coding.messages import message_from_dict
 
 CURRENT_SESSION_VERSION = 3
@@ -348,7 +348,7 @@ def is_header(raw: Any) -> bool:
 def parse_line(line: str) -> dict[str, Any] | None:
     """The JSON object on ``line``, or None when it is not one."""
     try:
-        value = json.loads(line)
+        value = loads_clean(line)
     except (ValueError, RecursionError):
         return None
     return value if isinstance(value, dict) else None

@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
+from pi_app.ai.util.sanitize import loads_clean
 from pi_app.coding import paths
 from pi_app.coding.session.format import is_header, ms_from_iso
 from pi_app.coding.session.storage import RemovableSessionStorage, SessionStorage, default_session_storage
@@ -63,7 +64,7 @@ def build_session_info(path: str, storage: SessionStorage | None = None) -> Sess
         if not line.strip():
             continue
         try:
-            raw = json.loads(line)
+            raw = loads_clean(line)
         except (ValueError, RecursionError):
             if header is None:
                 return None

@@ -15,11 +15,12 @@ purpose (``cycle_model`` with nothing to cycle).
 
 from __future__ import annotations
 
-import json
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 from pydantic.alias_generators import to_camel
+
+from pi_app.ai.util.sanitize import loads_clean
 
 ThinkingLevel = Literal["off", "minimal", "low", "medium", "high", "xhigh"]
 QueueMode = Literal["all", "one-at-a-time"]
@@ -183,7 +184,7 @@ def _field_problems(error: ValidationError) -> str:
 def parse_command(record: bytes) -> _Command:
     """One record -> a validated command, or ``CommandError`` with the error response."""
     try:
-        raw = json.loads(record.decode("utf-8"))
+        raw = loads_clean(record.decode("utf-8"))
     except (ValueError, RecursionError) as exc:  # UnicodeDecodeError is a ValueError
         raise CommandError(failure("parse", None, f"Failed to parse command: {exc}")) from None
     if not isinstance(raw, dict):
