@@ -37,6 +37,7 @@ from pi_app.agent.loop import run_agent_loop, run_agent_loop_continue
 from pi_app.agent.stream_fn import StreamFn, get_default_stream_fn
 from pi_app.agent.tools import maybe_await
 from pi_app.agent.types import (
+    TOOL_ABORT_GRACE_S,
     AgentContext,
     AgentLoopConfig,
     AgentMessage,
@@ -197,7 +198,7 @@ class AgentOptions:
     transport: Transport = "auto"
     max_retry_delay_ms: int | None = None
     tool_execution: ToolExecutionMode = "parallel"
-    tool_abort_grace_s: float | None = 5.0
+    tool_abort_grace_s: float | None = TOOL_ABORT_GRACE_S
 
 
 class Agent:

@@ -31,6 +31,10 @@ AgentThinkingLevel: TypeAlias = Literal["off", "minimal", "low", "medium", "high
 ToolExecutionMode: TypeAlias = Literal["sequential", "parallel"]
 QueueMode: TypeAlias = Literal["all", "one-at-a-time"]
 
+# How long an aborted tool may keep running before its task is cancelled (decision D-20). Issue 19
+# item 2 asks every tool to stop within 100 ms of an abort; the built-in ones stop on their own.
+TOOL_ABORT_GRACE_S = 0.1
+
 
 @dataclass(kw_only=True)
 class AgentCustomMessage:
@@ -201,4 +205,4 @@ class AgentLoopConfig:
         Callable[[AfterToolCallContext, AbortSignal | None], Awaitable[AfterToolCallResult | None]] | None
     ) = None
     tool_execution: ToolExecutionMode = "parallel"
-    tool_abort_grace_s: float | None = 5.0
+    tool_abort_grace_s: float | None = TOOL_ABORT_GRACE_S

@@ -294,7 +294,7 @@ def test_construction_from_options_object(provider):
     assert state.tools == [] and state.messages == [] and not state.is_streaming
     assert agent.steering_mode == agent.follow_up_mode == "one-at-a-time"
     assert (
-        agent.tool_execution == "parallel" and agent.transport == "auto" and agent.tool_abort_grace_s == 5.0
+        agent.tool_execution == "parallel" and agent.transport == "auto" and agent.tool_abort_grace_s == 0.1
     )
     with pytest.raises(TypeError):
         Agent(stream_fn=provider.stream_simple, initial_state={"is_streaming": True})

@@ -19,7 +19,7 @@ from pydantic import ConfigDict, Field
 from pi_app.agent.types import AgentToolResult, ToolUpdateCallback
 from pi_app.ai.event_stream import AbortSignal
 from pi_app.coding.tools.definition import ToolDefinition, ToolParams, define_tool, text_result
-from pi_app.coding.tools.file_io import atomic_write_bytes, errno_name
+from pi_app.coding.tools.file_io import atomic_write_bytes, error_detail, open_regular_file
 from pi_app.coding.tools.path_utils import resolve_to_cwd
 from pi_app.coding.tools.support import maybe_await, raise_if_aborted
 
@@ -74,7 +74,7 @@ class EditOperations(Protocol):
 
 class LocalEditOperations:
     def read_file(self, absolute_path: str) -> bytes:
-        with open(absolute_path, "rb") as handle:
+        with open(open_regular_file(absolute_path), "rb") as handle:
             return handle.read()
 
     def write_file(self, absolute_path: str, content: str) -> None:
@@ -83,8 +83,7 @@ class LocalEditOperations:
     def access(self, absolute_path: str) -> None:
         if os.path.isdir(absolute_path):
             raise IsADirectoryError(21, "Is a directory", absolute_path)
-        with open(absolute_path, "r+b"):
-            pass
+        os.close(open_regular_file(absolute_path, os.O_RDWR))
 
     def fingerprint(self, absolute_path: str) -> tuple[int, int]:
         """Size and mtime, compared before writing to detect a concurrent change (D-46)."""
@@ -167,7 +166,7 @@ async def compute_edits_diff(
             await maybe_await(ops.access(absolute))
             data = await maybe_await(ops.read_file(absolute))
         except OSError as exc:
-            raise EditError(f"Could not edit file: {path}. Error code: {errno_name(exc)}.") from exc
+            raise EditError(f"Could not edit file: {path}. {error_detail(exc)}") from exc
         decoded = decode_file(data, path)
         old, new = apply_edits_to_normalized_content(decoded.content, items, path)
     except EditError as exc:
@@ -198,7 +197,7 @@ def create_edit_tool_definition(cwd: str, operations: Any = None) -> ToolDefinit
             raise_if_aborted(signal)
             data = await maybe_await(ops.read_file(absolute))
         except OSError as exc:
-            raise EditError(f"Could not edit file: {path}. Error code: {errno_name(exc)}.") from exc
+            raise EditError(f"Could not edit file: {path}. {error_detail(exc)}") from exc
         raise_if_aborted(signal)
 
         decoded = decode_file(data, path)
@@ -209,7 +208,7 @@ def create_edit_tool_definition(cwd: str, operations: Any = None) -> ToolDefinit
                 raise EditError(f"Could not edit file: {path}. File changed while editing; read it again.")
             await maybe_await(ops.write_file(absolute, decoded.encode(new)))
         except OSError as exc:
-            raise EditError(f"Could not edit file: {path}. Error code: {errno_name(exc)}.") from exc
+            raise EditError(f"Could not edit file: {path}. {error_detail(exc)}") from exc
         raise_if_aborted(signal)
 
         line_diff = LineDiff.of(old, new)

@@ -1,4 +1,9 @@
-"""Local file access shared by the file tools: atomic writes and errno names.
+"""Local file access shared by the file tools: atomic writes, errno names and the regular-file gate.
+
+``check_regular_file`` and ``open_regular_file`` refuse named pipes, sockets and devices before any
+byte is read or written (issue 19 item 2): opening a FIFO blocks until someone opens the other end,
+and ``/dev/zero`` never ends, so a tool touching one could never be aborted. The open is
+non-blocking and re-checked on the descriptor, so a path swapped for a FIFO in between is caught too.
 
 ``atomic_write_bytes`` never truncates the target in place (spec 50 R-WRITE-05, D-46): it writes a
 temporary file next to the *real* target (symlinks followed, so a link stays a link), copies the old
@@ -12,6 +17,58 @@ import errno
 import os
 import stat
 import tempfile
+
+_KINDS = (
+    (stat.S_ISFIFO, "a named pipe (FIFO)"),
+    (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+)
+
+
+class NotARegularFile(OSError):
+    """The path is a pipe, socket or device: the file tools leave it alone."""
+
+    def __init__(self, path: str, kind: str) -> None:
+        super().__init__(errno.EINVAL, f"{kind}, not a regular file", path)
+        self.kind = kind
+
+
+def _refuse_special(path: str, mode: int) -> None:
+    for is_kind, kind in _KINDS:
+        if is_kind(mode):
+            raise NotARegularFile(path, kind)
+
+
+def check_regular_file(path: str) -> None:
+    """Raise ``NotARegularFile`` when ``path`` (links followed) is a pipe, socket or device; a
+    missing path or a directory is left for the caller's own open to report."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return
+    _refuse_special(path, mode)
+
+
+def open_regular_file(path: str, flags: int = os.O_RDONLY) -> int:
+    """A blocking descriptor on ``path`` opened with ``flags``; ``NotARegularFile`` for a pipe, socket
+    or device (the open itself never waits for a FIFO's writer)."""
+    check_regular_file(path)
+    fd = os.open(path, flags | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
+    try:
+        _refuse_special(path, os.fstat(fd).st_mode)
+        os.set_blocking(fd, True)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def error_detail(exc: BaseException) -> str:
+    """The sentence after "Could not <verb> file: <path>." that the model sees."""
+    if isinstance(exc, NotARegularFile):
+        return f"It is {exc.kind}, not a regular file."
+    return f"Error code: {errno_name(exc)}."
 
 
 def errno_name(exc: BaseException) -> str:
@@ -30,6 +87,7 @@ def _current_umask() -> int:
 def atomic_write_bytes(path: str, data: bytes) -> None:
     """Replace ``path`` (following symlinks) with ``data`` atomically, keeping its permission bits."""
     target = os.path.realpath(path)
+    check_regular_file(target)
     if os.path.isdir(target):
         raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), path)
     directory = os.path.dirname(target) or "."

@@ -14,6 +14,7 @@ import asyncio
 import base64
 import math
 import os
+import threading
 from dataclasses import dataclass, field, replace
 from itertools import islice
 from typing import TYPE_CHECKING, Any, Protocol
@@ -24,9 +25,15 @@ from pi_app.agent.types import AgentToolResult, ToolUpdateCallback
 from pi_app.ai.event_stream import AbortSignal
 from pi_app.ai.types import ImageContent, TextContent
 from pi_app.coding.tools.definition import ToolDefinition, ToolParams, define_tool
-from pi_app.coding.tools.file_io import errno_name
+from pi_app.coding.tools.file_io import error_detail, open_regular_file
 from pi_app.coding.tools.path_utils import resolve_read_path
-from pi_app.coding.tools.support import format_number, maybe_await, raise_if_aborted, shell_quote
+from pi_app.coding.tools.support import (
+    OperationAborted,
+    format_number,
+    maybe_await,
+    raise_if_aborted,
+    shell_quote,
+)
 from pi_app.coding.tools.truncate import (
     DEFAULT_MAX_BYTES,
     DEFAULT_MAX_LINES,
@@ -38,7 +45,7 @@ from pi_app.coding.tools.truncate import (
 )
 
 if TYPE_CHECKING:
-    from pi_app.coding.tools.read_scan import TextScan
+    from pi_app.coding.tools.read_scan import LocalFile, TextScan
 
 NO_VISION_NOTE = "[Current model does not support images. The image will be omitted from this request.]"
 IMAGE_OMITTED_NOTE = "[Image omitted: could not be resized below the inline image size limit.]"
@@ -58,14 +65,13 @@ class ReadOperations(Protocol):
 
 class LocalReadOperations:
     def read_file(self, absolute_path: str) -> bytes:
-        with open(absolute_path, "rb") as handle:
+        with open(open_regular_file(absolute_path), "rb") as handle:
             return handle.read()
 
     def access(self, absolute_path: str) -> None:
         if os.path.isdir(absolute_path):
             raise IsADirectoryError(21, "Is a directory", absolute_path)
-        with open(absolute_path, "rb"):
-            pass
+        os.close(open_regular_file(absolute_path))
 
 
 @dataclass
@@ -187,6 +193,23 @@ async def _image_result(data: bytes, mime: str, auto_resize: bool, ctx: Any) -> 
     return AgentToolResult(content=[TextContent(text="\n".join(lines)), image])
 
 
+async def _read_in_thread(path: str, window: tuple[int, int | None], signal: AbortSignal | None) -> LocalFile:
+    """``read_local_file`` in a worker thread that an abort stops between two chunks (the tool
+    returns at once; the thread ends within one chunk instead of reading on)."""
+    from pi_app.coding.tools.read_scan import ReadStopped, read_local_file
+
+    stop = threading.Event()
+    remove = signal.add_listener(stop.set) if signal is not None else None
+    try:
+        return await asyncio.to_thread(read_local_file, path, *window, stop.is_set)
+    except ReadStopped:
+        raise OperationAborted() from None
+    finally:
+        stop.set()  # a cancelled await leaves the thread running: let it stop too
+        if remove is not None:
+            remove()
+
+
 def create_read_tool_definition(
     cwd: str, operations: Any = None, options: ReadToolOptions | None = None
 ) -> ToolDefinition:
@@ -198,7 +221,7 @@ def create_read_tool_definition(
     ) -> AgentToolResult:
         # File scanning and image handling load with the first read (start-up cost).
         from pi_app.coding.tools.images import SNIFF_BYTES, detect_image_mime_type
-        from pi_app.coding.tools.read_scan import looks_binary, read_local_file
+        from pi_app.coding.tools.read_scan import looks_binary
 
         absolute = resolve_read_path(args.path, cwd)
         raise_if_aborted(signal)
@@ -208,7 +231,7 @@ def create_read_tool_definition(
             raise_if_aborted(signal)
             if type(ops) is LocalReadOperations:
                 window = _scan_window(args.offset, args.limit)
-                local = await asyncio.to_thread(read_local_file, absolute, *window)
+                local = await _read_in_thread(absolute, window, signal)
                 data, size, scan = local.head, local.size, local.text
             else:
                 data = await maybe_await(ops.read_file(absolute))
@@ -216,7 +239,7 @@ def create_read_tool_definition(
                     data = data.encode("utf-8")
                 size = len(data)
         except OSError as exc:
-            raise OSError(f"Could not read file: {args.path}. Error code: {errno_name(exc)}.") from exc
+            raise OSError(f"Could not read file: {args.path}. {error_detail(exc)}") from exc
         raise_if_aborted(signal)
 
         detect = getattr(ops, "detect_image_mime_type", None)

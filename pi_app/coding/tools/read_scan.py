@@ -13,6 +13,9 @@ keeps only what the tool's output needs, with the same answers:
 
 Splitting the bytes on ``\\n`` before decoding gives the same text as decoding first, because a
 newline byte is never part of a UTF-8 sequence (an unfinished one before it becomes U+FFFD either way).
+
+Only regular files are opened (``file_io.open_regular_file``), and ``stopped`` is asked before each
+chunk, so an aborted read of a huge file ends within one chunk (issue 19 item 2).
 """
 
 from __future__ import annotations
@@ -20,11 +23,12 @@ from __future__ import annotations
 import codecs
 import os
 import stat
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import partial
 from itertools import chain
 
+from pi_app.coding.tools.file_io import open_regular_file
 from pi_app.coding.tools.images import SNIFF_BYTES, detect_image_mime_type
 from pi_app.coding.tools.truncate import DEFAULT_MAX_BYTES, utf8_len
 
@@ -104,13 +108,26 @@ def _binary_size(fd: int, head: bytes, rest: Iterable[bytes]) -> int:
     return len(head) + sum(map(len, rest))
 
 
-def read_local_file(path: str, start: int, stop: int | None) -> LocalFile:
-    with open(path, "rb") as handle:
+class ReadStopped(Exception):
+    """``stopped()`` said yes between two chunks."""
+
+
+def _chunks(read: Callable[[], bytes], stopped: Callable[[], bool]) -> Iterator[bytes]:
+    for chunk in iter(read, b""):
+        if stopped():
+            raise ReadStopped()
+        yield chunk
+
+
+def read_local_file(
+    path: str, start: int, stop: int | None, stopped: Callable[[], bool] = lambda: False
+) -> LocalFile:
+    with open(open_regular_file(path), "rb") as handle:
         head = handle.read(BINARY_SNIFF_BYTES)
+        rest = _chunks(partial(handle.read, CHUNK_BYTES), stopped)
         if detect_image_mime_type(head[:SNIFF_BYTES]):
-            data = head + handle.read()
+            data = head + b"".join(rest)
             return LocalFile(data, len(data), None)
-        rest = iter(partial(handle.read, CHUNK_BYTES), b"")
         if looks_binary(head):
             return LocalFile(head, _binary_size(handle.fileno(), head, rest), None)
         text = scan_text(chain([head], rest), start, stop)

@@ -16,7 +16,7 @@ from pydantic import Field
 from pi_app.agent.types import AgentToolResult, ToolUpdateCallback
 from pi_app.ai.event_stream import AbortSignal
 from pi_app.coding.tools.definition import ToolDefinition, ToolParams, define_tool, text_result
-from pi_app.coding.tools.file_io import atomic_write_bytes, errno_name
+from pi_app.coding.tools.file_io import atomic_write_bytes, error_detail
 from pi_app.coding.tools.path_utils import resolve_to_cwd
 from pi_app.coding.tools.support import maybe_await, raise_if_aborted
 
@@ -57,7 +57,7 @@ def create_write_tool_definition(cwd: str, operations: Any = None) -> ToolDefini
                 raise_if_aborted(signal)
                 await maybe_await(ops.write_file(absolute, args.content))
             except OSError as exc:
-                raise OSError(f"Could not write file: {args.path}. Error code: {errno_name(exc)}.") from exc
+                raise OSError(f"Could not write file: {args.path}. {error_detail(exc)}") from exc
             raise_if_aborted(signal)
             size = len(args.content.encode("utf-8", "surrogatepass"))
             return text_result(f"Successfully wrote {size} bytes to {args.path}")
