@@ -417,6 +417,14 @@ def _settle_session_argument(args: LaunchOptions) -> int | None:
     from pi_app.modes.console import ask_on_terminal, write_stderr_line
 
     if looks_like_path(args.session or ""):
+        from pi_app.coding.paths import expand_user
+        from pi_app.coding.session.manager import NotASessionFileError, check_session_file
+
+        try:  # a file that is not a session is refused before the app takes the screen
+            check_session_file(os.path.abspath(expand_user(args.session or "")))
+        except NotASessionFileError as exc:
+            write_stderr_line(f"Error: {exc}")
+            return 1
         return None  # the app opens (or creates) the file and reports what it finds there
     cwd = os.path.abspath(args.cwd or os.getcwd())
     session_dir = session_dir_for(args, cwd)

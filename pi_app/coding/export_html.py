@@ -54,14 +54,17 @@ def export_session_to_html(
 
 def export_file_to_html(input_path: str, output_path: str | None = None, *, cwd: str | None = None) -> Path:
     """``pi --export <file> [output]``: read a session file and write its HTML page."""
-    from pi_app.coding.session.manager import SessionManager
+    from pi_app.coding.session.manager import NotASessionFileError, SessionManager
 
     path = Path(os.path.expanduser(input_path))
     if not path.is_absolute():
         path = Path(cwd or os.getcwd()) / path
     if not path.is_file():
         raise ExportError(f"File not found: {input_path}")
-    manager = SessionManager.open(str(path))
+    try:
+        manager = SessionManager.open(str(path))
+    except NotASessionFileError:
+        raise ExportError(f"Not a session file or empty: {input_path}") from None
     if not manager.get_entries():
         raise ExportError(f"Not a session file or empty: {input_path}")
     return export_session_to_html(manager, output_path, cwd=cwd)

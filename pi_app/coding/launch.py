@@ -214,10 +214,13 @@ def open_session_argument(
 ) -> Any:
     """``--session <path | id prefix>`` (spec 30 R-LIST-06): a path opens (or creates) that file; an id
     prefix opens the first match in this project, or offers to fork a match from another project."""
-    from pi_app.coding.session.manager import SessionManager
+    from pi_app.coding.session.manager import NotASessionFileError, SessionManager
 
     path = session_argument_file(arg, cwd, session_dir, ask, report)
-    return SessionManager.open(path, session_dir, cwd=cwd)
+    try:
+        return SessionManager.open(path, session_dir, cwd=cwd)
+    except NotASessionFileError as exc:
+        raise LaunchError(f"Error: {exc}") from None
 
 
 def session_argument_file(

@@ -186,7 +186,11 @@ class SessionSwitchingMixin:
         return True
 
     async def switch_session(self, path: str) -> SwitchResult:
-        """Resume another session file (R-NAV-08)."""
+        """Resume another session file (R-NAV-08); ``NotASessionFileError`` (raised before any hook
+        runs or anything changes) for a file that is not a session."""
+        from pi_app.coding.session.manager import check_session_file
+
+        check_session_file(path, self.session_manager.storage)
         answer = await self._hook_before("session_before_switch", reason="resume", target_session_file=path)
         if answer is not None and getattr(answer, "cancel", False):
             return SwitchResult(switched=False)

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from pi_app.coding.session import SessionManager, SessionWriteError
+from pi_app.coding.session.manager import NotASessionFileError
 from tests.session.helpers import assistant, stored, stored_files, user
 
 
@@ -84,17 +85,13 @@ def test_torn_last_line_is_dropped_and_the_next_append_starts_on_a_new_line(tmp_
     assert again.get_leaf_id() == new_id and again.skipped_lines == 1
 
 
-def test_file_without_header_is_moved_aside_and_a_fresh_session_starts(tmp_path: Path) -> None:
+def test_file_without_header_is_refused_and_left_untouched(tmp_path: Path) -> None:
     path = stored(tmp_path / "broken.jsonl")
     path.write_text('{"type":"message","id":"x"}\nnot json\n')
-    sm = SessionManager.open(path)
-    backups = stored_files(tmp_path, "broken.jsonl.corrupt-*")
-    assert len(backups) == 1 and backups[0].read_text() == '{"type":"message","id":"x"}\nnot json\n'
-    assert sm.get_session_file() == str(path) and sm.get_entries() == []
-    assert any("corrupt-" in w for w in sm.warnings)
-    sm.append_message(user("hi"))
-    sm.append_message(assistant("hello"))
-    assert _lines(path)[0]["type"] == "session"
+    with pytest.raises(NotASessionFileError, match="Session file is not a valid pi session: .*broken.jsonl"):
+        SessionManager.open(path)
+    assert path.read_text() == '{"type":"message","id":"x"}\nnot json\n'
+    assert [str(p) for p in stored_files(tmp_path, "broken.jsonl*")] == [str(path)]
 
 
 def test_missing_file_becomes_a_new_session_at_that_path(tmp_path: Path) -> None:

@@ -11,8 +11,9 @@ Persistence rules:
 - unreadable lines are skipped for the tree but kept and written back verbatim (D-26); before
   the first append to a file whose last byte is not ``\\n`` a newline is written so a torn line
   never swallows the new entry;
-- a file whose first JSON object is not a header is moved to ``<file>.corrupt-<ts>`` and a fresh
-  session starts at that path (R-SES-03, our decision: pi truncates such a file).
+- a file that is not empty and whose first JSON object is not a header is refused with
+  ``NotASessionFileError`` and left untouched, as pi 1.6.0 does (issue 19 item 3: ``--session
+  ./README.md`` used to rename the user's file aside and write a session in its place).
 
 Single writer: session files are not locked (R-SES-14).
 """
@@ -91,6 +92,26 @@ class SessionTreeNode:
 
 def _stamp(ms: int) -> str:
     return iso_from_ms(ms).replace(":", "-").replace(".", "-")
+
+
+class NotASessionFileError(ValueError):
+    """A file that exists, is not empty and is not a session: pi will not open (or overwrite) it."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__(f"Session file is not a valid pi session: {path}")
+        self.path = path
+
+
+def check_session_file(path: str, storage: SessionStorage | None = None) -> None:
+    """Raise ``NotASessionFileError`` unless ``path`` is missing, empty or starts with a session
+    header (read from its first line; the full parse only when that line is not a header)."""
+    path = os.path.abspath(path)
+    storage = storage or default_session_storage()
+    if _listing().read_header(path, storage) is not None:
+        return
+    text = storage.load(path)
+    if text is not None and text.strip() and parse_session_text(text).header is None:
+        raise NotASessionFileError(path)
 
 
 class SessionManager:
@@ -265,7 +286,10 @@ class SessionManager:
         return self.session_file
 
     def set_session_file(self, path: str) -> None:
-        """Load ``path``; a missing file starts a new session that will be written there (R-SES-07)."""
+        """Load ``path``; a missing file starts a new session that will be written there (R-SES-07).
+
+        Raises ``NotASessionFileError`` (nothing changed, the file untouched) when ``path`` holds
+        something that is not a session."""
         path = os.path.abspath(path)
         text = self.storage.load(path)
         if text is None or not text.strip():
@@ -274,14 +298,7 @@ class SessionManager:
             return
         parsed = parse_session_text(text)
         if parsed.header is None:
-            backup = f"{path}.corrupt-{_stamp(self.clock())}"
-            self.storage.rename(path, backup)
-            self.new_session()
-            self.session_file = path
-            self.warnings.append(
-                f"{path} is not a session file; it was moved to {backup} and a new session started"
-            )
-            return
+            raise NotASessionFileError(path)
         self.session_file = path
         self._items = parsed.items
         self._header = parsed.header
