@@ -6,7 +6,9 @@ pi's lock library uses, so both programs respect each other's locks. A lock olde
 ``STALE_AFTER_S`` is considered abandoned (its holder crashed) and is broken.
 
 ``atomic_write`` writes a temp file in the same directory, fsyncs it and ``os.replace``s it over
-the target, so an interrupted write never truncates the file.
+the target, so an interrupted write never truncates the file. A replace needs only the folder's
+permission, so ``check_writable`` first opens an existing target for writing: a read-only file
+(0444) gets the EACCES the user asked for instead of being replaced (issue 19 item 4).
 """
 
 from __future__ import annotations
@@ -57,12 +59,24 @@ def file_lock(path: str | Path, timeout_s: float = DEFAULT_TIMEOUT_S) -> Iterato
             lock_dir.rmdir()
 
 
+def check_writable(path: str | Path) -> None:
+    """Raise what opening an existing ``path`` for writing raises (``PermissionError`` for a
+    read-only file; nothing for a missing one). Never blocks on a FIFO and never truncates."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
+    except FileNotFoundError:
+        return
+    os.close(fd)
+
+
 def atomic_write(
     path: str | Path, data: str | bytes, mode: int | None = None, encoding: str = "utf-8"
 ) -> None:
-    """Replace ``path`` with ``data`` atomically. ``mode`` sets permissions (default: keep or 0644)."""
+    """Replace ``path`` with ``data`` atomically. ``mode`` sets permissions (default: keep or 0644).
+    An existing file that may not be written is left alone (``PermissionError``)."""
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
+    check_writable(target)
     if mode is None:
         try:
             mode = target.stat().st_mode & 0o7777

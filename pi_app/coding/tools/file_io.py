@@ -7,8 +7,11 @@ non-blocking and re-checked on the descriptor, so a path swapped for a FIFO in b
 
 ``atomic_write_bytes`` never truncates the target in place (spec 50 R-WRITE-05, D-46): it writes a
 temporary file next to the *real* target (symlinks followed, so a link stays a link), copies the old
-file's permission bits (a new file gets the usual umask-based mode), fsyncs and ``os.replace``s.
-If anything fails before the replace, the original file is untouched and the temp file removed.
+file's permission bits and owner (a new file gets the usual umask-based mode), fsyncs and
+``os.replace``s. If anything fails before the replace, the original file is untouched and the temp
+file removed. Two exceptions (issue 19 item 4): a file the process may not open for writing is
+refused (EACCES, as pi 1.6.0), and a file with several hard links is rewritten in place, since a
+replace would leave the other names with the old content.
 """
 
 from __future__ import annotations
@@ -85,16 +88,40 @@ def _current_umask() -> int:
 
 
 def atomic_write_bytes(path: str, data: bytes) -> None:
-    """Replace ``path`` (following symlinks) with ``data`` atomically, keeping its permission bits."""
+    """Replace ``path`` (following symlinks) with ``data``, keeping its permission bits and owner.
+
+    A file this process may not write is refused with the open's own error (EACCES for 0444, as
+    pi 1.6.0 reports it), never replaced behind its mode. A file with more than one hard link is
+    rewritten in place so every name sees the new content; any other is replaced atomically.
+    """
     target = os.path.realpath(path)
-    check_regular_file(target)
     if os.path.isdir(target):
         raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), path)
-    directory = os.path.dirname(target) or "."
     try:
-        mode = stat.S_IMODE(os.stat(target).st_mode)
+        fd = open_regular_file(target, os.O_WRONLY)
     except FileNotFoundError:
-        mode = 0o666 & ~_current_umask()
+        _replace(target, data, 0o666 & ~_current_umask(), None)
+        return
+    try:
+        info = os.fstat(fd)
+        if info.st_nlink > 1:
+            _write_in_place(fd, data)
+            return
+    finally:
+        os.close(fd)
+    _replace(target, data, stat.S_IMODE(info.st_mode), (info.st_uid, info.st_gid))
+
+
+def _write_in_place(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+    os.ftruncate(fd, len(data))
+    os.fsync(fd)
+
+
+def _replace(target: str, data: bytes, mode: int, owner: tuple[int, int] | None) -> None:
+    directory = os.path.dirname(target) or "."
     fd, temp_path = tempfile.mkstemp(prefix=f".{os.path.basename(target)}.", suffix=".tmp", dir=directory)
     try:
         with os.fdopen(fd, "wb") as handle:
@@ -102,6 +129,11 @@ def atomic_write_bytes(path: str, data: bytes) -> None:
             handle.flush()
             os.fsync(handle.fileno())
         os.chmod(temp_path, mode)
+        if owner is not None and owner != (os.geteuid(), os.getegid()):
+            try:  # keep another user's file theirs (works for root; others keep their own id)
+                os.chown(temp_path, *owner)
+            except OSError:
+                pass
         os.replace(temp_path, target)
     except BaseException:
         try:
