@@ -37,6 +37,10 @@ class LineWriter:
         self._stream = stream
         self._lock = threading.Lock()
         self.closed = False
+        try:
+            self.is_terminal = os.isatty(stream.fileno())
+        except (OSError, ValueError, AttributeError):  # a stream without a descriptor (tests)
+            self.is_terminal = False
 
     def write(self, obj: Any) -> None:
         if isinstance(obj, str):

@@ -2,7 +2,8 @@
 
 Each prompt runs to completion in turn. Afterwards the last assistant message decides the
 outcome: ``error``/``aborted`` -> its error text on stderr and exit 1; otherwise each of its text
-blocks on its own line on stdout and exit 0. Nothing else reaches stdout: the answer is written
+blocks on its own line on stdout and exit 0 (on a terminal, control characters in it are shown as
+visible stand-ins; a pipe or a file gets the text as the model wrote it). Nothing else reaches stdout: the answer is written
 through the guarded ``LineWriter`` (``pi_app.modes.output``), so a stray ``print`` goes to stderr.
 
 A failed context-overflow recovery removes the error reply from the transcript (R-RETRY-06), so
@@ -17,6 +18,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from pi_app.ai.types import TextContent
+from pi_app.ai.util.sanitize import visible_controls
 from pi_app.coding.agent_session import NoModelError
 from pi_app.modes.output import LineWriter
 
@@ -57,8 +59,8 @@ async def run_print_mode(
         sys.stderr.flush()
         return 1
     for block in message.content:
-        if isinstance(block, TextContent):
-            out.write(block.text + "\n")
+        if isinstance(block, TextContent):  # on a terminal, model text must not drive it (issue 19 item 5)
+            out.write((visible_controls(block.text) if out.is_terminal else block.text) + "\n")
     out.close()
     return 0
 

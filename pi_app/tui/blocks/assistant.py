@@ -14,6 +14,7 @@ from rich.text import Text
 from textual.strip import Strip
 
 from pi_app.ai.types import TextContent, ThinkingContent
+from pi_app.ai.util.sanitize import visible_controls
 from pi_app.tui.blocks.base import Block, estimate_text_height, indent, render_rich
 from pi_app.tui.blocks.markdown import MarkdownSource
 from pi_app.tui.blocks.theme import BlockTheme, fg
@@ -120,8 +121,10 @@ class AssistantBlock(Block):
 
 
 def _part_text(part: Any) -> str | None:
+    """The part's text with control characters made visible before layout (model text must not
+    drive the terminal: issue 19 item 5)."""
     if isinstance(part, TextContent):
-        return part.text
+        return visible_controls(part.text)
     if isinstance(part, ThinkingContent):
-        return part.thinking
+        return visible_controls(part.thinking)
     return None

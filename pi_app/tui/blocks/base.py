@@ -19,6 +19,12 @@ Writing a block kind:
 
 A ``build`` that raises never takes the app down: the block shows one error-coloured line and the
 exception goes to the log (R-TUI-12).
+
+Nothing in a block drives the terminal: ``render`` shows any control character left in a strip as a
+visible stand-in (``␛`` for ESC; ``pi_app.ai.util.sanitize.visible_controls``), so model text, tool
+arguments or an extension's block can never write the clipboard (OSC 52), set the title or clear the
+screen (issue 19 item 5). Blocks should clean their text before laying it out (the assistant block
+does), so widths stay right; this is the net under them.
 """
 
 from __future__ import annotations
@@ -33,6 +39,7 @@ from rich.segment import Segment
 from rich.style import Style
 from textual.strip import Strip
 
+from pi_app.ai.util.sanitize import terminal_unsafe, visible_controls
 from pi_app.tui.blocks.theme import BlockTheme, fg
 
 log = logging.getLogger(__name__)
@@ -111,6 +118,7 @@ class Block:
                 log.exception("rendering %s block %s failed", self.kind, self.key)
                 message = f"[{self.kind} failed to render: {type(error).__name__}: {error}]"
                 strips = [text_strip(message[:width], fg(theme, "error"))]
+            strips = [_visible(s) for s in strips]
             self._strips = [s if s.cell_length <= width else s.crop(0, width) for s in strips]
             self._cache_key = key
         return self._strips
@@ -137,6 +145,12 @@ class Block:
     def plain_lines(self, width: int, theme: BlockTheme) -> list[str]:
         """The rendered text without styles (debug dumps and tests)."""
         return [strip.text for strip in self.render(width, theme)]
+
+
+def _visible(strip: Strip) -> Strip:
+    if not terminal_unsafe(strip.text):
+        return strip
+    return Strip([Segment(visible_controls(seg.text), seg.style) for seg in strip if not seg.control])
 
 
 def estimate_text_height(text: str, width: int) -> int:
