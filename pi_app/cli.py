@@ -515,10 +515,15 @@ async def _run_headless(args: LaunchOptions) -> int:
         if args.mode == "json":
             from pi_app.modes.json_mode import run_json_mode
 
-            return await run_json_mode(session, out, text, images, more)
-        from pi_app.modes.print_mode import run_print_mode
+            status = await run_json_mode(session, out, text, images, more)
+        else:
+            from pi_app.modes.print_mode import run_print_mode
 
-        return await run_print_mode(session, out, text, images, more)
+            status = await run_print_mode(session, out, text, images, more)
+        if session.save_error:  # the run went on without its session file: say so once, fail
+            sys.stderr.write(f"Error: {session.save_error}\n")
+            return status or 1
+        return status
     finally:
         await finish_extensions(session)
         session.dispose()

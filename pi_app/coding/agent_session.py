@@ -17,6 +17,12 @@ The session is confined to the asyncio loop it was created on (decision D-13): t
 a worker thread and calls in with ``run_coroutine_threadsafe`` / ``call_soon_threadsafe``.
 
 Listener exceptions are logged and never stop persistence, other listeners or the run (R-SEAM-07).
+
+A session file that cannot be written (read-only folder, full disk) never stops the run either: the
+entries stay in memory, ``save_error`` holds one line naming the file and the reason (cleared when a
+later write succeeds), and each ``on_save_error`` callback hears of each new failure once. The
+shells report that line (``-p`` and JSON mode exit 1, RPC writes it to stderr, the app shows it in
+the footer) instead of a traceback per entry (issue 19 item 6).
 Extension hooks (``session_before_compact``, ``session_before_tree`` …) are fired through the
 optional ``extension_runner``; without one every hook is a no-op.
 """
@@ -44,6 +50,7 @@ from pi_app.coding.compaction.estimate import (
 from pi_app.coding.compaction.retry import backoff_delay_ms, is_retryable_error, sleep_abortable
 from pi_app.coding.messages import BashExecutionMessage, CustomMessage
 from pi_app.coding.session.format import CompactionEntry, MessageEntry
+from pi_app.coding.session.storage import SessionWriteError
 from pi_app.coding.session_events import (
     AutoRetryEndEvent,
     AutoRetryStartEvent,
@@ -149,6 +156,8 @@ class AgentSession(SessionSwitchingMixin):
         self.tool_definitions = list(tool_definitions)
         self.no_model_message = no_model_message or "No model configured."
         self._listeners: list[SessionListener] = []
+        self.save_error: str | None = None
+        self.on_save_error: list[Callable[[str], None]] = []
         self._unsubscribe_agent = agent.subscribe(self._on_agent_event)
         self._disposed = False
         # run bookkeeping
@@ -286,8 +295,23 @@ class AgentSession(SessionSwitchingMixin):
                 )
             else:
                 self.session_manager.append_message(message)
+        except SessionWriteError as exc:
+            self._save_failed(str(exc))
         except Exception:
             log.exception("could not save the message to the session file")
+        else:
+            self.save_error = None
+
+    def _save_failed(self, line: str) -> None:
+        log.debug("session write failed: %s", line, exc_info=True)
+        if line == self.save_error:
+            return
+        self.save_error = line
+        for callback in list(self.on_save_error):
+            try:
+                callback(line)
+            except Exception:
+                log.exception("save-error callback failed")
 
     # -- extension hooks ------------------------------------------------------------------------
 

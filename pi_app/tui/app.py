@@ -651,6 +651,7 @@ class PiApp(App[int], inherit_bindings=False):
         state.reasoning = bool(getattr(model, "reasoning", False))
         state.thinking_level = session.thinking_level
         state.session_name = session.session_name
+        state.save_error = getattr(session, "save_error", None)
         state.show_provider = len({m.provider for m in self.known_models}) > 1
         if usage:
             state.usage = sum_usage(self._all_recorded_messages())

@@ -127,6 +127,8 @@ class FooterState:
     thinking_level: str = "off"
     show_provider: bool = False
     statuses: dict[str, str] = field(default_factory=dict)
+    save_error: str | None = None
+    """Why the session file is not being saved (shown in the error colour until a write works)."""
     starting: bool = False
     """The session is still being built: no model to name yet (not "no-model", which means none is set)."""
 
@@ -197,6 +199,9 @@ def footer_lines(state: FooterState, width: int, styles: dict[str, Style] | None
     if state.statuses:
         text = " ".join(_sanitize(state.statuses[key]) for key in sorted(state.statuses))
         lines.append(Text(truncate_cells(text, width), dim))
+    if state.save_error:
+        error = styles.get("error", Style(color="red"))
+        lines.append(Text(truncate_cells(_sanitize(state.save_error), width), error))
     return lines
 
 

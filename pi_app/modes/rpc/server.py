@@ -63,6 +63,9 @@ class RpcServer:
         self._shutdown_requested = asyncio.Event()  # an extension's ctx.shutdown() (R-RPC-30)
         self._bash_running = 0
         self._unsubscribe = session.subscribe(self._on_event)
+        save_callbacks = getattr(session, "on_save_error", None)
+        if save_callbacks is not None:  # one stderr line per new failure, not a traceback per entry
+            save_callbacks.append(lambda line: sys.stderr.write(f"Error: {line}\n"))
         self._handlers: dict[str, Callable[[Any], Awaitable[Any]]] = {
             name: getattr(self, f"_cmd_{name}")
             for name in p.COMMAND_MODELS
