@@ -18,9 +18,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from pi_app.ai.types import TextContent
-from pi_app.ai.util.sanitize import visible_controls
 from pi_app.coding.agent_session import NoModelError
 from pi_app.modes.output import LineWriter
+from pi_app.terminal_text import visible_controls
 
 
 async def run_prompts(

@@ -16,7 +16,7 @@ from pathlib import Path
 from textual.strip import Strip
 
 from pi_app.ai.testing import text, thinking
-from pi_app.ai.util.sanitize import visible_controls
+from pi_app.terminal_text import visible_controls
 from pi_app.tui.app import PiApp
 from pi_app.tui.blocks.base import Block, text_strip
 from pi_app.tui.blocks.theme import FALLBACK_DARK

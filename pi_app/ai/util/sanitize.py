@@ -9,11 +9,7 @@
   ``loads_clean`` is ``json.loads`` plus that walk, done only when the text could hold a surrogate.
 - ``utf8`` encodes text for a byte stream without ever raising for a surrogate.
 
-``visible_controls`` is the terminal's side of the same care (issue 19 item 5): text that did not
-come from pi itself (model text and thinking, tool arguments, extension output) must not drive the
-terminal. Every C0/C1 control character except newline and tab, and DEL, is replaced by a visible
-stand-in (ESC becomes ``␛``, so an OSC 52 clipboard write shows as ``␛]52;c;…`` instead of running),
-and lone surrogates become U+FFFD.
+What a terminal may be shown is ``pi_app.terminal_text``'s job.
 """
 
 from __future__ import annotations
@@ -66,29 +62,3 @@ def utf8(text: str) -> bytes:
         return text.encode("utf-8")
     except UnicodeEncodeError:
         return replace_lone_surrogates(text).encode("utf-8")
-
-
-# C0 controls but tab and newline, DEL, C1 controls (8-bit CSI/OSC), lone surrogates.
-_TERMINAL_UNSAFE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
-
-
-def _stand_in(match: re.Match[str]) -> str:
-    code = ord(match.group())
-    if code < 0x20:
-        return chr(0x2400 + code)  # the Unicode control pictures: ␀ … ␛ … ␟
-    if code == 0x7F:
-        return "\u2421"  # ␡
-    return "\ufffd"  # a C1 control or a lone surrogate
-
-
-def terminal_unsafe(text: str) -> bool:
-    """True when ``text`` holds something :func:`visible_controls` would replace."""
-    return not (text.isascii() and text.isprintable()) and _TERMINAL_UNSAFE.search(text) is not None
-
-
-def visible_controls(text: str) -> str:
-    """``text`` safe to show on a terminal: control characters (but ``\\n`` and ``\\t``) as visible
-    stand-ins, ``\\r\\n`` as ``\\n``, lone surrogates as U+FFFD."""
-    if not terminal_unsafe(text):
-        return text
-    return _TERMINAL_UNSAFE.sub(_stand_in, text.replace("\r\n", "\n"))

@@ -14,7 +14,7 @@ from rich.text import Text
 from textual.strip import Strip
 
 from pi_app.ai.types import TextContent, ThinkingContent
-from pi_app.ai.util.sanitize import visible_controls
+from pi_app.terminal_text import visible_controls
 from pi_app.tui.blocks.base import Block, estimate_text_height, indent, render_rich
 from pi_app.tui.blocks.markdown import MarkdownSource
 from pi_app.tui.blocks.theme import BlockTheme, fg

@@ -21,7 +21,7 @@ A ``build`` that raises never takes the app down: the block shows one error-colo
 exception goes to the log (R-TUI-12).
 
 Nothing in a block drives the terminal: ``render`` shows any control character left in a strip as a
-visible stand-in (``␛`` for ESC; ``pi_app.ai.util.sanitize.visible_controls``), so model text, tool
+visible stand-in (``␛`` for ESC; ``pi_app.terminal_text.visible_controls``), so model text, tool
 arguments or an extension's block can never write the clipboard (OSC 52), set the title or clear the
 screen (issue 19 item 5). Blocks should clean their text before laying it out (the assistant block
 does), so widths stay right; this is the net under them.
@@ -39,7 +39,7 @@ from rich.segment import Segment
 from rich.style import Style
 from textual.strip import Strip
 
-from pi_app.ai.util.sanitize import terminal_unsafe, visible_controls
+from pi_app.terminal_text import terminal_unsafe, visible_controls
 from pi_app.tui.blocks.theme import BlockTheme, fg
 
 log = logging.getLogger(__name__)
