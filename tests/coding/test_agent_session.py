@@ -58,23 +58,20 @@ def kinds(events) -> list[str]:
     return [e.type for e in events]
 
 
-async def test_session_file_appears_only_with_the_first_assistant_reply(tmp_path: Path) -> None:
+async def test_the_prompt_is_on_disk_while_the_first_request_runs(tmp_path: Path) -> None:
     sm = SessionManager.create("/p", tmp_path)
     sm.append_model_change("fake", "fake-model")
     sm.append_thinking_level_change("off")
+    assert list(tmp_path.iterdir()) == []
     session, provider, _ = make([[delay(0.2), error("upstream said no")]], sm=sm)
     task = asyncio.ensure_future(session.prompt("hello"))
     await asyncio.sleep(0.05)
-    assert session.is_streaming and list(tmp_path.iterdir()) == []
+    assert session.is_streaming
+    lines = [json.loads(line) for line in Path(sm.get_session_file()).read_text().splitlines()]
+    assert [line["type"] for line in lines] == ["session", "model_change", "thinking_level_change", "message"]
     await asyncio.wait_for(task, 5)
     lines = [json.loads(line) for line in Path(sm.get_session_file()).read_text().splitlines()]
-    assert [line["type"] for line in lines] == [
-        "session",
-        "model_change",
-        "thinking_level_change",
-        "message",
-        "message",
-    ]
+    assert [line["type"] for line in lines][3:] == ["message", "message"]
     assert lines[4]["message"]["stopReason"] == "error"
 
 

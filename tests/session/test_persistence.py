@@ -18,23 +18,24 @@ def _lines(path: str | Path) -> list[dict]:
     return [json.loads(line) for line in stored(path).read_text().splitlines()]
 
 
-def test_nothing_is_written_before_the_first_assistant_message(tmp_path: Path) -> None:
+def test_nothing_is_written_before_the_first_message_and_the_prompt_is_written_at_once(
+    tmp_path: Path,
+) -> None:
     sm = SessionManager.create("/p", tmp_path)
     sm.append_model_change("fake", "fake-model")
     sm.append_thinking_level_change("off")
-    sm.append_message(user("hello"))
-    assert stored_files(tmp_path, "*") == []  # the user quit here: no file
-    sm.append_message(assistant("", stop_reason="error", error="boom"))
+    assert stored_files(tmp_path, "*") == []  # nothing said yet: no file
+    sm.append_message(user("hello"))  # on disk before any request starts (issue 19 item 7)
     files = stored_files(tmp_path)
     assert len(files) == 1 and str(files[0]) == sm.get_session_file()
-    lines = _lines(files[0])
-    assert [line["type"] for line in lines] == [
+    assert [line["type"] for line in _lines(files[0])] == [
         "session",
         "model_change",
         "thinking_level_change",
         "message",
-        "message",
     ]
+    sm.append_message(assistant("", stop_reason="error", error="boom"))
+    lines = _lines(files[0])
     assert [line["message"]["role"] for line in lines[3:]] == ["user", "assistant"]
     sm.append_message(user("again"))
     assert len(_lines(files[0])) == 6  # later entries are appended exactly once

@@ -171,13 +171,14 @@ def test_create_branched_session_copies_the_path_and_recreates_labels(tmp_path: 
     assert reopened.get_label("a0000003") == "start"
 
 
-def test_branched_session_without_assistant_is_deferred(tmp_path: Path) -> None:
+def test_branched_session_holding_a_question_is_written_at_once(tmp_path: Path) -> None:
     sm = SessionManager.create("/p", tmp_path)
     first = sm.append_message(user("only a question"))
     new_file = sm.create_branched_session(first)
-    assert not stored(new_file).exists()
-    sm.append_message(assistant("answer"))
-    assert stored(new_file).exists()
+    assert stored(new_file).exists()  # a prompt is never left only in memory (issue 19 item 7)
+    settings_only = SessionManager.create("/p", tmp_path / "other")
+    change = settings_only.append_model_change("fake", "fake-model")
+    assert not stored(settings_only.create_branched_session(change)).exists()
 
 
 def test_fork_from_copies_the_whole_tree_into_the_target_project(tmp_path: Path) -> None:

@@ -4,8 +4,10 @@ It is storage plus tree and knows nothing of LLMs, settings or the agent loop. A
 the current leaf and move it; the leaf is not stored in the file (on load it is the last entry).
 
 Persistence rules:
-- a new session writes nothing until an assistant message exists, then writes header and all
-  buffered entries in one truncating write (R-SES-05); afterwards each entry is one appended line;
+- a new session writes nothing until a user or assistant message exists, then writes header and
+  all buffered entries in one truncating write; afterwards each entry is one appended line. (R-SES-05
+  waits for the assistant; issue 19 item 7 asks for the user's prompt to be on disk before the
+  request starts, so a signal during the first request cannot lose it.)
 - a loaded file is only ever appended to, except after a migration (whole-file atomic rewrite
   with a ``.bak-<ts>`` copy kept) and after a failed write (the next append rewrites it all);
 - unreadable lines are skipped for the tree but kept and written back verbatim (D-26); before
@@ -94,6 +96,10 @@ def _stamp(ms: int) -> str:
     return iso_from_ms(ms).replace(":", "-").replace(".", "-")
 
 
+# A new session's file is written once it holds one of these (see the module docstring).
+_WORTH_WRITING = frozenset(("user", "assistant"))
+
+
 class NotASessionFileError(ValueError):
     """A file that exists, is not empty and is not a session: pi will not open (or overwrite) it."""
 
@@ -147,7 +153,7 @@ class SessionManager:
         self._flushed = False
         self._dirty = False
         self._needs_newline = False
-        self._has_assistant = False
+        self._has_messages = False
         if session_file is not None:
             self.set_session_file(str(session_file))
         else:
@@ -326,7 +332,7 @@ class SessionManager:
         self._label_ts = {}
         self._leaf_id = None
         self._dirty = False
-        self._has_assistant = False
+        self._has_messages = False
 
     def _reindex(self) -> None:
         self._entries = [item for item in self._items if isinstance(item, SessionEntry)]
@@ -334,7 +340,7 @@ class SessionManager:
         self._children = None
         self._labels = {}
         self._label_ts = {}
-        self._has_assistant = False
+        self._has_messages = False
         by_id = self._by_id
         for entry in self._entries:  # inlined _index: this loop runs once per line on every load
             raw = entry.raw
@@ -344,9 +350,9 @@ class SessionManager:
             kind = raw.get("type")
             if kind == "label":
                 self._index_label(entry)  # type: ignore[arg-type]
-            elif kind == "message" and not self._has_assistant:
+            elif kind == "message" and not self._has_messages:
                 message = raw.get("message")
-                self._has_assistant = isinstance(message, dict) and message.get("role") == "assistant"
+                self._has_messages = isinstance(message, dict) and message.get("role") in _WORTH_WRITING
         self._leaf_id = (self._entries[-1].id or None) if self._entries else None
 
     def _index_label(self, entry: LabelEntry) -> None:
@@ -362,8 +368,8 @@ class SessionManager:
             self._by_id[entry.id] = entry
         if isinstance(entry, LabelEntry):
             self._index_label(entry)
-        elif isinstance(entry, MessageEntry) and entry.role == "assistant":
-            self._has_assistant = True
+        elif isinstance(entry, MessageEntry) and entry.role in _WORTH_WRITING:
+            self._has_messages = True
         if self._children is not None:
             self._children.setdefault(entry.parent_id, []).append(entry)
 
@@ -388,7 +394,7 @@ class SessionManager:
         if not self.persist or self.session_file is None:
             return
         if not self._flushed:
-            if self._has_assistant:
+            if self._has_messages:
                 self._write_all()
             return
         if self._dirty:
@@ -667,7 +673,7 @@ class SessionManager:
             parent = label_id
         self._items = [self._header, *entries]
         self._reindex()
-        if self._has_assistant:
+        if self._has_messages:
             self._write_all()
         return self.session_file
 
