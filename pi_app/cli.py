@@ -61,7 +61,9 @@ Commands:
 Options:
   --provider <name>              Provider name
   --model <pattern>              Model pattern or id ("provider/id", optional ":<thinking>")
-  --api-key <key>                API key for the chosen provider (defaults to env vars / auth.json)
+  --api-key <key>                API key for the chosen provider (defaults to env vars / auth.json;
+                                 the environment is safer: pi hides the key from ps, but it can
+                                 still show in shell history and to a fast enough ps)
   --system-prompt <text|file>    Replace the default system prompt
   --append-system-prompt <text|file>
                                  Append text or a file's contents to the system prompt (repeatable)
@@ -249,6 +251,8 @@ def _print_help() -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    if argv is None:
+        hide_secret_arguments(sys.argv[1:])
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] in SHELL_COMMANDS:  # pi pods / pi mom: their own programs and flags
         from pi_app.shells import run_shell_command
@@ -278,6 +282,36 @@ def main(argv: Sequence[str] | None = None) -> int:
     _skip_pydantic_plugin_loader()
     install_exit_signal_handlers()
     return run(args)
+
+
+SECRET_OPTIONS = ("--api-key",)
+
+
+def hide_secret_arguments(argv: Sequence[str]) -> None:
+    """Take the ``--api-key`` value out of the process title and arguments that every local user
+    sees in ``ps`` and ``/proc/<pid>/cmdline`` (issue 19 item 8; pi 1.6.0 renames itself "pi"):
+    the arguments are shown with the key as ``***``. Needs ``setproctitle``; without it nothing
+    changes."""
+    if not any(a in SECRET_OPTIONS or a.startswith(tuple(o + "=" for o in SECRET_OPTIONS)) for a in argv):
+        return
+    try:
+        import setproctitle
+    except ImportError:  # pragma: no cover - a dependency; a broken install keeps going
+        return
+    shown: list[str] = []
+    hide_next = False
+    for arg in argv:
+        if hide_next:
+            shown.append("***")
+            hide_next = False
+        elif arg in SECRET_OPTIONS:
+            shown.append(arg)
+            hide_next = True
+        elif arg.startswith(tuple(o + "=" for o in SECRET_OPTIONS)):
+            shown.append(arg.split("=", 1)[0] + "=***")
+        else:
+            shown.append(arg)
+    setproctitle.setproctitle(" ".join(["pi", *shown]))
 
 
 PYDANTIC_PLUGINS_OFF = ("__all__", "1", "true")  # the values with which pydantic loads no plugin
