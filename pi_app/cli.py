@@ -67,7 +67,7 @@ Options:
   --system-prompt <text|file>    Replace the default system prompt
   --append-system-prompt <text|file>
                                  Append text or a file's contents to the system prompt (repeatable)
-  --mode <mode>                  Output mode: text (default), json, or rpc
+  --mode <mode>                  Output mode: text (default), json, rpc, or acp (editors)
   --print, -p                    Non-interactive: process the prompt(s) and exit
   --continue, -c                 Continue the most recent session of this directory
   --resume, -r                   Pick a session to resume
@@ -145,7 +145,7 @@ def build_parser(extension_flags: Sequence[tuple[str, bool]] = ()) -> argparse.A
     p.add_argument("--api-key", dest="api_key")
     p.add_argument("--system-prompt", dest="system_prompt")
     p.add_argument("--append-system-prompt", dest="append_system_prompt", action="append", default=[])
-    p.add_argument("--mode", choices=("text", "json", "rpc"), default="text")
+    p.add_argument("--mode", choices=("text", "json", "rpc", "acp"), default="text")
     p.add_argument("--print", "-p", dest="print", action="store_true")
     p.add_argument("--continue", "-c", dest="continue_", action="store_true")
     p.add_argument("--resume", "-r", dest="resume", action="store_true")
@@ -380,7 +380,7 @@ def install_exit_signal_handlers() -> None:
 
 def _read_piped_stdin(args: LaunchOptions) -> None:
     """Piped stdin (not a TTY) forces print mode and becomes the first message (R-PRINT-02)."""
-    if args.mode == "rpc" or sys.stdin is None or sys.stdin.isatty():
+    if args.mode in ("rpc", "acp") or sys.stdin is None or sys.stdin.isatty():
         return
     try:
         stream = getattr(sys.stdin, "buffer", None)
@@ -403,11 +403,15 @@ def run(args: LaunchOptions) -> int:
         return asyncio.run(list_models(args.list_models, args))
     _read_piped_stdin(args)
     headless = args.mode == "json" or args.print or not (sys.stdin.isatty() and sys.stdout.isatty())
-    if args.resume and args.mode != "rpc" and headless and not _pick_session_to_resume(args):
+    if args.resume and args.mode not in ("rpc", "acp") and headless and not _pick_session_to_resume(args):
         sys.stderr.write("No session selected\n")
         return 0
-    if args.mode == "rpc" or headless:
+    if args.mode in ("rpc", "acp") or headless:
         try:
+            if args.mode == "acp":
+                from pi_app.modes.acp.agent import run_acp_mode
+
+                return asyncio.run(run_acp_mode(args))
             if args.mode == "rpc":
                 from pi_app.modes.rpc.server import run_rpc_mode
 

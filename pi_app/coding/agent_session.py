@@ -38,6 +38,7 @@ from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
 from pi_app.agent import Agent
+from pi_app.agent.types import BeforeToolCallContext, BeforeToolCallResult
 from pi_app.ai.event_stream import AbortController
 from pi_app.ai.types import AssistantMessage, ImageContent, Model, TextContent, UserMessage, now_ms
 from pi_app.ai.util.overflow import is_context_overflow
@@ -86,6 +87,10 @@ __all__ = [
 ]
 
 SessionListener = Callable[[Any], Any]
+# asked before a tool runs: None or a result without ``block`` lets it run (``signal``: the run's abort signal)
+ToolGate = Callable[
+    [BeforeToolCallContext, Any], "BeforeToolCallResult | None | Awaitable[BeforeToolCallResult | None]"
+]
 
 PERSISTED_ROLES = ("user", "assistant", "toolResult", "bashExecution", "custom")
 THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh")
@@ -173,6 +178,10 @@ class AgentSession(SessionSwitchingMixin):
         self._branch_summary_controller: AbortController | None = None
         self._bash_controller: AbortController | None = None
         self._compaction_done: asyncio.Event | None = None
+        # shells' say on each tool call (ACP's permission requests), asked after extension hooks
+        self._tool_gates: list[ToolGate] = []
+        self._extension_tool_hook: ToolGate | None = agent.before_tool_call
+        agent.before_tool_call = self._before_tool_call
 
     # -- state ----------------------------------------------------------------------------------
 
@@ -224,6 +233,34 @@ class AgentSession(SessionSwitchingMixin):
     @property
     def retry_attempt(self) -> int:
         return self._retry_attempt
+
+    # -- tool gates -----------------------------------------------------------------------------
+
+    def add_tool_gate(self, gate: ToolGate) -> Callable[[], None]:
+        """Ask ``gate`` before every tool call (after the extensions' ``tool_call`` hooks): a
+        result with ``block`` refuses the call with its reason. Returns the function that removes it."""
+        self._tool_gates.append(gate)
+
+        def remove() -> None:
+            if gate in self._tool_gates:
+                self._tool_gates.remove(gate)
+
+        return remove
+
+    def set_extension_tool_hook(self, hook: ToolGate | None) -> None:
+        """The extension runner's ``tool_call`` hook (installed by the extension binding)."""
+        self._extension_tool_hook = hook
+
+    async def _before_tool_call(self, ctx: BeforeToolCallContext, signal: Any) -> BeforeToolCallResult | None:
+        for gate in [self._extension_tool_hook, *self._tool_gates]:
+            if gate is None:
+                continue
+            decision = gate(ctx, signal)
+            if inspect.isawaitable(decision):
+                decision = await decision
+            if decision is not None and decision.block:
+                return decision
+        return None
 
     # -- events ---------------------------------------------------------------------------------
 

@@ -20,7 +20,7 @@ import base64
 import logging
 import mimetypes
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -301,10 +301,16 @@ async def load_resources(
 
 
 async def build_session(
-    options: LaunchOptions, *, stream_fn: Any = None, host: LaunchHost = LaunchHost()
+    options: LaunchOptions,
+    *,
+    stream_fn: Any = None,
+    host: LaunchHost = LaunchHost(),
+    base_tools_override: Mapping[str, Any] | None = None,
 ) -> Any:
     """Build the ``CreatedSession`` for these options, or raise ``LaunchError`` with one line;
-    ``host`` hears the start-up warnings and answers the fork question."""
+    ``host`` hears the start-up warnings and answers the fork question. ``base_tools_override``
+    (name -> tool definition) replaces the built-in tools, with the same tools active by default
+    (ACP mode's editor-backed file tools)."""
     from pi_app.coding import paths
     from pi_app.coding.auth_storage import AuthStorage
     from pi_app.coding.models.registry import ModelRegistry
@@ -346,6 +352,10 @@ async def build_session(
             model = scoped[0].model
             thinking = thinking or scoped[0].thinking_level
     tools, no_tools = active_tool_names(options)
+    if base_tools_override is not None and tools is None:
+        from pi_app.coding.tools import DEFAULT_ACTIVE_TOOLS
+
+        tools = list(DEFAULT_ACTIVE_TOOLS)
     created = await create_agent_session(
         cwd,
         agent_dir=agent_dir,
@@ -361,6 +371,7 @@ async def build_session(
         continuing=continuing,
         stream_fn=stream_fn,
         resource_loader=resources,
+        base_tools_override=base_tools_override,
     )
     created.session.scoped_models = scoped
     await attach_extensions(created.session, resources, options, host)

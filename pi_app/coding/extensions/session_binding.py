@@ -394,7 +394,11 @@ class ExtensionBinding:
 
     def _install_agent_hooks(self) -> None:
         agent = self.session.agent
-        agent.before_tool_call = before_tool_call_hook(lambda: self.runner)
+        tool_hook = before_tool_call_hook(lambda: self.runner)
+        if hasattr(self.session, "set_extension_tool_hook"):
+            self.session.set_extension_tool_hook(tool_hook)  # the session asks it, then its own gates
+        else:
+            agent.before_tool_call = tool_hook
         agent.after_tool_call = after_tool_call_hook(lambda: self.runner)
         agent.transform_context = transform_context_hook(lambda: self.runner, agent.transform_context)
         previous_payload = agent.on_payload

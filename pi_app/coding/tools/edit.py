@@ -147,28 +147,33 @@ def _edits_from(params: dict[str, Any]) -> list[Edit]:
     return [Edit(e["oldText"], e["newText"]) for e in entries]
 
 
-async def compute_edits_diff(
+async def preview_edit(
     path: str, edits: list[dict[str, Any]] | list[Edit], cwd: str, operations: Any = None
-) -> dict[str, Any]:
-    """Preview an edit without writing: ``{"diff", "firstChangedLine"}`` or ``{"error"}``."""
-    from pi_app.coding.tools.edit_diff import (
-        Edit,
-        EditError,
-        apply_edits_to_normalized_content,
-        generate_diff_string,
-    )
+) -> tuple[str, str]:
+    """The file's text before and after these edits (LF-normalised), without writing; raises
+    ``EditError`` with the tool's own one-line message when the edit would fail."""
+    from pi_app.coding.tools.edit_diff import Edit, EditError, apply_edits_to_normalized_content
 
     ops = operations or LocalEditOperations()
     absolute = resolve_to_cwd(path, cwd)
     items = [e if isinstance(e, Edit) else Edit(e["oldText"], e["newText"]) for e in edits]
     try:
-        try:
-            await maybe_await(ops.access(absolute))
-            data = await maybe_await(ops.read_file(absolute))
-        except OSError as exc:
-            raise EditError(f"Could not edit file: {path}. {error_detail(exc)}") from exc
-        decoded = decode_file(data, path)
-        old, new = apply_edits_to_normalized_content(decoded.content, items, path)
+        await maybe_await(ops.access(absolute))
+        data = await maybe_await(ops.read_file(absolute))
+    except OSError as exc:
+        raise EditError(f"Could not edit file: {path}. {error_detail(exc)}") from exc
+    decoded = decode_file(data, path)
+    return apply_edits_to_normalized_content(decoded.content, items, path)
+
+
+async def compute_edits_diff(
+    path: str, edits: list[dict[str, Any]] | list[Edit], cwd: str, operations: Any = None
+) -> dict[str, Any]:
+    """Preview an edit without writing: ``{"diff", "firstChangedLine"}`` or ``{"error"}``."""
+    from pi_app.coding.tools.edit_diff import EditError, generate_diff_string
+
+    try:
+        old, new = await preview_edit(path, edits, cwd, operations)
     except EditError as exc:
         return {"error": str(exc)}
     diff, first_changed = generate_diff_string(old, new)

@@ -1,0 +1,1 @@
+"""ACP mode: ``pi --mode acp``, the Agent Client Protocol over stdio for editors (Zed, JetBrains)."""
