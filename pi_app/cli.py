@@ -260,8 +260,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         return run_shell_command(argv)
     if any(a in ("--version", "-v") for a in argv):
         return _print_version()
-    if any(a in ("--help", "-h") for a in argv) and not (argv and argv[0] in (*PACKAGE_COMMANDS, "sessions")):
+    if any(a in ("--help", "-h") for a in argv) and not (
+        argv and argv[0] in (*PACKAGE_COMMANDS, "sessions", "checkpoints")
+    ):
         return _print_help()
+    if argv[:1] == ["checkpoints"]:
+        from pi_app.modes.checkpoint_command import run_checkpoint_command
+
+        return run_checkpoint_command(argv[1:])
     if argv and argv[0] in PACKAGE_COMMANDS:
         from pi_app.modes.package_commands import run_package_command
 

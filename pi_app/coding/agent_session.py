@@ -69,6 +69,8 @@ from pi_app.coding.session_switching import (
 )
 
 if TYPE_CHECKING:
+    from pi_app.coding.checkpoints.recorder import CheckpointRecorder
+    from pi_app.coding.checkpoints.restore import RestorePlan, RestoreResult
     from pi_app.coding.compaction.run import CompactionOutcome
     from pi_app.coding.compaction.summarize import CompactionResult
 
@@ -178,6 +180,7 @@ class AgentSession(SessionSwitchingMixin):
         self._branch_summary_controller: AbortController | None = None
         self._bash_controller: AbortController | None = None
         self._compaction_done: asyncio.Event | None = None
+        self.checkpoints: CheckpointRecorder | None = None  # set by create_agent_session
         # shells' say on each tool call (ACP's permission requests), asked after extension hooks
         self._tool_gates: list[ToolGate] = []
         self._extension_tool_hook: ToolGate | None = agent.before_tool_call
@@ -233,6 +236,30 @@ class AgentSession(SessionSwitchingMixin):
     @property
     def retry_attempt(self) -> int:
         return self._retry_attempt
+
+    # -- file checkpoints -----------------------------------------------------------------------
+
+    def plan_file_restore(self, from_id: str | None, to_id: str | None) -> RestorePlan | None:
+        """What restoring the files of entry ``to_id`` would change (None: checkpoints are off)."""
+        if self.checkpoints is None:
+            return None
+        from pi_app.coding.checkpoints.restore import plan_restore
+
+        return plan_restore(self.checkpoints, from_id, to_id)
+
+    def restore_files(self, plan: RestorePlan, *, overwrite_conflicts: bool = False) -> RestoreResult:
+        """Put the planned files back (conflicts only with ``overwrite_conflicts``), recorded as a
+        checkpoint so moving back undoes it."""
+        from pi_app.coding.checkpoints.restore import RestoreResult, apply_restore
+
+        if self.checkpoints is None:
+            return RestoreResult()
+        return apply_restore(self.checkpoints, plan, overwrite_conflicts=overwrite_conflicts)
+
+    def file_restore_diff(self, plan: RestorePlan) -> str:
+        from pi_app.coding.checkpoints.restore import diff_text
+
+        return diff_text(self.checkpoints, plan) if self.checkpoints is not None else ""
 
     # -- tool gates -----------------------------------------------------------------------------
 

@@ -273,6 +273,9 @@ async def create_agent_session(
         no_model_message=no_models_message(models_json),
         resource_loader=resource_loader,
     )
+    from pi_app.coding.checkpoints import attach_checkpoints
+
+    session.checkpoints = attach_checkpoints(session, agent_path)
     if model is not None and not session_manager.get_entries():
         session_manager.append_model_change(model.provider, model.id)
         session_manager.append_thinking_level_change(level)

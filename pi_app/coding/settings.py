@@ -94,6 +94,13 @@ class ImageSettings(_Section):
     block_images: bool = False
 
 
+class CheckpointSettings(_Section):
+    """File checkpoints that follow /tree (this product only; pi 1.6.0 ignores the key)."""
+
+    enabled: bool = True
+    max_file_bytes: int = 32 * 1024 * 1024
+
+
 class MarkdownSettings(_Section):
     code_block_indent: str = "  "
 
@@ -121,6 +128,7 @@ class Settings(BaseModel):
     hide_thinking_block: bool = False
     compaction: CompactionSettings = Field(default_factory=CompactionSettings)
     branch_summary: BranchSummarySettings = Field(default_factory=BranchSummarySettings)
+    checkpoints: CheckpointSettings = Field(default_factory=CheckpointSettings)
     retry: RetrySettings = Field(default_factory=RetrySettings)
     terminal: TerminalSettings = Field(default_factory=TerminalSettings)
     images: ImageSettings = Field(default_factory=ImageSettings)
@@ -577,6 +585,9 @@ class SettingsManager:
 
     def get_branch_summary_settings(self) -> BranchSummarySettings:
         return self._view.branch_summary.model_copy()
+
+    def get_checkpoint_settings(self) -> CheckpointSettings:
+        return self._view.checkpoints.model_copy()
 
     def get_retry_settings(self) -> RetrySettings:
         return self._view.retry.model_copy(deep=True)

@@ -98,6 +98,17 @@ class GetEntriesCommand(_Command):
     since: str | None = None
 
 
+class NavigateTreeCommand(_Command):
+    """This product's command (pi 1.6.0 has none): move to another entry of the tree, and with
+    ``restoreFiles`` put the files back as they were there (``overwrite``: files changed outside
+    pi too)."""
+
+    target_id: str
+    summarize: bool = False
+    custom_instructions: str | None = None
+    restore_files: Literal["keep", "restore", "overwrite"] = "keep"
+
+
 class SetSessionNameCommand(_Command):
     name: str
 
@@ -140,6 +151,7 @@ COMMAND_MODELS: dict[str, type[_Command]] = {
     "get_fork_messages": _Command,
     "get_entries": GetEntriesCommand,
     "get_tree": _Command,
+    "navigate_tree": NavigateTreeCommand,
     "get_last_assistant_text": _Command,
     "set_session_name": SetSessionNameCommand,
     "get_commands": _Command,

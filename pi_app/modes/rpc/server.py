@@ -281,6 +281,39 @@ class RpcServer:
         manager = self.session.session_manager
         return {"tree": [_tree_node(n) for n in manager.get_tree()], "leafId": manager.get_leaf_id()}
 
+    async def _cmd_navigate_tree(self, cmd: p.NavigateTreeCommand) -> Any:
+        session = self.session
+        result = await session.navigate_tree(
+            cmd.target_id, summarize=cmd.summarize, custom_instructions=cmd.custom_instructions
+        )
+        data: dict[str, Any] = {
+            "cancelled": result.cancelled,
+            "aborted": result.aborted,
+            "editorText": result.editor_text,
+            "oldLeafId": result.old_leaf_id,
+            "newLeafId": result.new_leaf_id,
+        }
+        plan = (
+            None
+            if result.cancelled or result.aborted
+            else session.plan_file_restore(result.old_leaf_id, result.new_leaf_id)
+        )
+        if plan is not None:
+            files: dict[str, Any] = {
+                "changed": [c.path for c in plan.changes],
+                "conflicts": [c.path for c in plan.conflicts],
+                "unrestorable": plan.unrestorable,
+            }
+            if cmd.restore_files != "keep" and plan.changes:
+                restored = session.restore_files(plan, overwrite_conflicts=cmd.restore_files == "overwrite")
+                files |= {
+                    "restored": restored.restored,
+                    "skipped": restored.skipped,
+                    "failed": [{"path": path, "error": why} for path, why in restored.failed],
+                }
+            data["files"] = files
+        return data
+
     async def _cmd_get_commands(self, cmd: Any) -> Any:
         return {"commands": _slash_commands(self.session)}
 

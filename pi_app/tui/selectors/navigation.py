@@ -24,6 +24,7 @@ from typing import Any
 from pi_app.tui.commands import CommandRegistry, SlashCommand
 from pi_app.tui.selectors.bindings import DEFAULT_SELECTOR_KEYS
 from pi_app.tui.selectors.choice import BusyPanel, ChoiceSelector, TextPrompt
+from pi_app.tui.selectors.file_restore import offer_file_restore
 from pi_app.tui.selectors.fork import ForkCandidate, ForkSelector
 from pi_app.tui.selectors.sessions import SessionPicker
 from pi_app.tui.selectors.slot import ask
@@ -218,6 +219,7 @@ async def _navigate(app: Any, target: str, summarize: bool, instructions: str | 
     rebuild_after_move(app)
     _set_editor_text(app, result.editor_text, only_if_empty=True)
     app.show_status("Navigated to selected point")
+    await offer_file_restore(app, result.old_leaf_id, result.new_leaf_id, request, keys_of(app))
     return True
 
 
