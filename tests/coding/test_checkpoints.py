@@ -8,8 +8,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from pi_app.ai.testing import fake_provider, text, tool_call
 from pi_app.coding.checkpoints import CHECKPOINT_TYPE, collect_garbage, store_root
+from pi_app.coding.checkpoints.watch import ProjectWatcher
 from pi_app.coding.models.registry import ModelRegistry
 from pi_app.coding.sdk import create_agent_session
 from pi_app.coding.session.manager import SessionManager
@@ -70,7 +73,12 @@ def _write_project(root: Path) -> None:
         (root / name).write_bytes(data)
 
 
-async def test_tree_back_restores_five_files_and_forward_brings_the_changes_back(tmp_path: Path) -> None:
+@pytest.mark.parametrize("notifications", [True, False], ids=["file-notifications", "tree-scan"])
+async def test_tree_back_restores_five_files_and_forward_brings_the_changes_back(
+    tmp_path: Path, notifications: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if not notifications:  # where the OS cannot watch the project, bash changes are found by scanning
+        monkeypatch.setattr(ProjectWatcher, "start", classmethod(lambda cls, root: None))
     project, sessions = tmp_path / "project", tmp_path / "sessions"
     project.mkdir()
     _write_project(project)
@@ -87,6 +95,7 @@ async def test_tree_back_restores_five_files_and_forward_brings_the_changes_back
     checkpoints = [
         e for e in session.session_manager.get_entries() if e.raw.get("customType") == CHECKPOINT_TYPE
     ]
+    assert (session.checkpoints._watcher is not None) == notifications
     assert [e.raw["data"]["tool"] for e in checkpoints] == ["edit", "edit", "edit", "write", "bash"]
     assert checkpoints[-1].raw["data"]["files"][0]["path"] == "e.txt"
 

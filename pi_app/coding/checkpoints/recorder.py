@@ -10,26 +10,31 @@ An entry's ``data``: ``{"version": 1, "reason": "tool" | "restore", "tool", "too
 or absolute outside it; ``before``/``after`` are content digests in the ``ContentStore``, ``null``
 for "no such file", or ``"!"`` for "too big to keep" (``TOO_BIG``).
 
-``write``/``edit`` know their one path. For ``bash`` the recorder compares the project's files by
-size and modification time before and after the command (``scan``); their earlier contents come
-from the recorder's index, which the first command fills with every file of the project (in a
-thread, once) and later commands keep current by storing only what changed. Decision: the index
-keeps files up to 1 MiB and 256 MiB in all (a command's change to a bigger file is recorded as
-``TOO_BIG``, "not kept"), so the first command in a huge tree cannot copy it into the store;
-``write`` and ``edit`` keep files up to ``checkpoints.maxFileBytes`` (32 MiB).
+``write``/``edit`` know their one path. For ``bash`` the recorder asks which project files changed
+while the command ran: the OS's file notifications (``watch``) say so at once, a scan of sizes and
+modification times (``scan``) where notifications are unavailable. The earlier contents come from
+the baseline: every project file, compressed in memory, read in a thread when the first prompt
+starts (a bash command waits only if it is not finished) and kept current from the notifications.
+Only the versions a command actually changed go into the store. Decision: the baseline keeps files
+up to 1 MiB and 64 MiB (compressed) in all, so a huge tree costs bounded memory; a command's change
+to a file outside that is recorded as ``TOO_BIG`` ("not kept", said when restoring). ``write`` and
+``edit`` keep files up to ``checkpoints.maxFileBytes`` (32 MiB).
 """
 
 from __future__ import annotations
 
 import asyncio
 import os
+import threading
+import zlib
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from pi_app.agent.events import ToolExecutionEndEvent
+from pi_app.agent.events import AgentStartEvent, ToolExecutionEndEvent
 from pi_app.agent.types import BeforeToolCallContext, BeforeToolCallResult
-from pi_app.coding.checkpoints.scan import FileStamp, TreeScan, scan_tree
+from pi_app.coding.checkpoints.scan import FileStamp, scan_tree
 from pi_app.coding.checkpoints.store import ContentStore
+from pi_app.coding.checkpoints.watch import DRAIN_TIMEOUT_MS, ProjectWatcher
 
 if TYPE_CHECKING:
     from pi_app.coding.agent_session import AgentSession
@@ -38,10 +43,18 @@ CHECKPOINT_TYPE = "checkpoint"
 # what bash commands can be undone for: files a command changes are found among all of the
 # project's, so the baseline keeps only files up to this size, and stops keeping at a total
 BASH_MAX_FILE_BYTES = 1024 * 1024
-BASH_BASELINE_MAX_BYTES = 256 * 1024 * 1024
+BASH_BASELINE_MAX_BYTES = 64 * 1024 * 1024  # compressed, in memory
 TOO_BIG = "!"
 FILE_TOOLS = frozenset({"write", "edit"})
 State = str | None  # a digest, None (no file) or TOO_BIG
+
+
+class _Absent:
+    """A file that does not exist (in the bash baseline)."""
+
+
+ABSENT = _Absent()
+Kept = bytes | None | _Absent  # a baseline version: zlib-compressed bytes, None (too big), ABSENT
 
 
 def project_path(path: str, cwd: str) -> str:
@@ -72,7 +85,6 @@ def read_state(store: ContentStore, full: str, max_bytes: int | None = None) -> 
 class _Pending:
     tool: str
     before: dict[str, State] = field(default_factory=dict)
-    scan: TreeScan | None = None
     file_log_start: int = 0  # bash: the file-tool changes made while it ran are theirs, not its
 
 
@@ -82,9 +94,10 @@ class CheckpointRecorder:
         self.store = store
         self.cwd = session.cwd
         self._pending: dict[str, _Pending] = {}
-        # the bash baseline: each project file's stamp and the state kept for it
-        self._index: dict[str, tuple[FileStamp, State]] = {}
+        # the bash baseline: each project file's stamp and its content, compressed, in memory
+        self._index: dict[str, tuple[FileStamp, Kept]] = {}
         self._indexed: asyncio.Future[None] | None = None
+        self._watcher: ProjectWatcher | None = None
         self._baseline_bytes = 0
         self._file_log: list[str] = []  # the path of every write/edit call that ended, in order
         self._remove_gate = session.add_tool_gate(self._before)
@@ -93,6 +106,8 @@ class CheckpointRecorder:
     def close(self) -> None:
         self._remove_gate()
         self._unsubscribe()
+        if self._watcher is not None:
+            self._watcher.close()
 
     # -- before ---------------------------------------------------------------------------------
 
@@ -105,53 +120,137 @@ class CheckpointRecorder:
             self._pending[call.id] = _Pending(call.name, {name: state})
         elif call.name == "bash":
             await self._ensure_index()
-            scan = await asyncio.to_thread(self._refresh_index)
-            self._pending[call.id] = _Pending("bash", scan=scan, file_log_start=len(self._file_log))
+            await asyncio.to_thread(self._refresh_index)  # changes made outside pi: not the command's
+            self._pending[call.id] = _Pending("bash", file_log_start=len(self._file_log))
         return None
 
     async def _ensure_index(self) -> None:
-        if self._indexed is None:
-            self._indexed = asyncio.ensure_future(asyncio.to_thread(self._refresh_index))
+        self._start_index()
+        assert self._indexed is not None
         await asyncio.shield(self._indexed)
 
-    def _refresh_index(self) -> TreeScan:
-        """Bring the index up to the project as it is now (only changed files are read)."""
+    def _start_index(self) -> None:
+        """Build the baseline on a daemon thread: a process that ends (``pi -p``) never waits
+        for it, as it would for the loop's executor."""
+        if self._indexed is not None:
+            return
+        loop = asyncio.get_running_loop()
+        done: asyncio.Future[None] = loop.create_future()
+        self._indexed = done
+
+        def finish(error: BaseException | None) -> None:
+            if done.done():
+                return
+            if error is None:
+                done.set_result(None)
+            else:
+                done.set_exception(error)
+
+        def run() -> None:
+            try:
+                self._build_index()
+            except BaseException as exc:  # reported to the bash call that waits for it
+                error: BaseException | None = exc
+            else:
+                error = None
+            try:
+                loop.call_soon_threadsafe(finish, error)
+            except RuntimeError:  # the loop is closed: nobody waits any more
+                pass
+
+        threading.Thread(target=run, name="pi-checkpoint-baseline", daemon=True).start()
+
+    def _build_index(self) -> None:
+        """The bash baseline: watch the project, then keep every file as it is now (once)."""
+        self._watcher = ProjectWatcher.start(self.cwd)
+        self._refresh_from_scan()
+
+    def _refresh_index(self, after_command: bool = False) -> dict[str, tuple[Kept, Kept]]:
+        """Bring the index up to the project as it is now, reading only what changed; returns
+        each changed file's version before and after. ``after_command``: a command just ended,
+        give its last changes a few milliseconds to come through."""
+        if self._watcher is None:
+            return self._refresh_from_scan()
+        changes: dict[str, tuple[Kept, Kept]] = {}
+        for name in self._watcher.drain(DRAIN_TIMEOUT_MS if after_command else 1):
+            full = os.path.join(self.cwd, name)
+            try:
+                stat = os.stat(full)
+                stamp = FileStamp(stat.st_size, stat.st_mtime_ns) if os.path.isfile(full) else None
+            except OSError:
+                stamp = None
+            old = self._index.get(name)
+            if stamp is None:
+                if old is not None:
+                    del self._index[name]
+                    changes[name] = (old[1], ABSENT)
+                continue
+            new = self._keep(name, stamp)
+            if old is None or old[1] != new:
+                changes[name] = (old[1] if old is not None else ABSENT, new)
+        return changes
+
+    def _refresh_from_scan(self) -> dict[str, tuple[Kept, Kept]]:
         scan = scan_tree(self.cwd)
+        changes: dict[str, tuple[Kept, Kept]] = {}
         for name, stamp in scan.files.items():
             known = self._index.get(name)
             if known is None or known[0] != stamp:
-                room = self._baseline_bytes < BASH_BASELINE_MAX_BYTES and stamp.size <= BASH_MAX_FILE_BYTES
-                state = (
-                    read_state(self.store, os.path.join(self.cwd, name), BASH_MAX_FILE_BYTES)
-                    if room
-                    else TOO_BIG
-                )
-                if state not in (None, TOO_BIG):
-                    self._baseline_bytes += stamp.size
-                self._index[name] = (stamp, state)
+                new = self._keep(name, stamp)
+                if known is None or known[1] != new:
+                    changes[name] = (known[1] if known is not None else ABSENT, new)
         for name in [n for n in self._index if n not in scan.files]:
-            del self._index[name]
-        return scan
+            changes[name] = (self._index.pop(name)[1], ABSENT)
+        return changes
+
+    def _keep(self, name: str, stamp: FileStamp) -> Kept:
+        """Read the file into the index (compressed, in memory), within the baseline's caps."""
+        old = self._index.get(name)
+        if old is not None and isinstance(old[1], bytes):
+            self._baseline_bytes -= len(old[1])
+        kept: Kept = None
+        if stamp.size <= BASH_MAX_FILE_BYTES and self._baseline_bytes < BASH_BASELINE_MAX_BYTES:
+            try:
+                with open(os.path.join(self.cwd, name), "rb") as handle:
+                    kept = zlib.compress(handle.read(BASH_MAX_FILE_BYTES + 1), 1)
+            except OSError:
+                kept = ABSENT
+        if isinstance(kept, bytes):
+            self._baseline_bytes += len(kept)
+        self._index[name] = (stamp, kept)
+        return kept
+
+    def _state(self, kept: Kept) -> State:
+        """A baseline version as a checkpoint state (its content goes into the store now)."""
+        if kept is ABSENT:
+            return None
+        if kept is None:
+            return TOO_BIG
+        return self.store.put(zlib.decompress(kept)) or TOO_BIG
 
     # -- after ----------------------------------------------------------------------------------
 
     async def _on_event(self, event: object) -> None:
+        if isinstance(event, AgentStartEvent):
+            self._start_index()
+            return
         if not isinstance(event, ToolExecutionEndEvent):
             return
         pending = self._pending.pop(event.tool_call_id, None)
         if pending is None:
             return
-        if pending.scan is not None:
-            before_index = dict(self._index)
-            after = await asyncio.to_thread(self._refresh_index)
+        if pending.tool == "bash":
+            changes = await asyncio.to_thread(self._refresh_index, True)
             # tools run in parallel: what a write/edit of the same batch changed is recorded by it
             theirs = set(self._file_log[pending.file_log_start :])
             theirs.update(name for p in self._pending.values() for name in p.before)
-            files = [
-                f
-                for f in _tree_changes(pending.scan, after, before_index, self._index)
-                if f["path"] not in theirs
-            ]
+            mine = sorted((name, vs) for name, vs in changes.items() if name not in theirs)
+            files: list[dict[str, State]] = await asyncio.to_thread(
+                lambda: [
+                    {"path": n, "before": self._state(old), "after": self._state(new)}
+                    for n, (old, new) in mine
+                ]
+            )
         else:
             files = []
             for name, before in pending.before.items():
@@ -159,13 +258,8 @@ class CheckpointRecorder:
                 state = await asyncio.to_thread(read_state, self.store, absolute_path(name, self.cwd))
                 if state != before:
                     files.append({"path": name, "before": before, "after": state})
-                if name in self._index:  # keep the bash baseline in step with the tool's change
-                    self._forget(name)
         if files:
             self.record(files, tool=pending.tool, tool_call_id=event.tool_call_id)
-
-    def _forget(self, name: str) -> None:
-        self._index.pop(name, None)
 
     def record(
         self,
@@ -181,21 +275,3 @@ class CheckpointRecorder:
         if tool_call_id is not None:
             data["toolCallId"] = tool_call_id
         return self.session.session_manager.append_custom_entry(CHECKPOINT_TYPE, data)
-
-
-def _tree_changes(
-    before: TreeScan,
-    after: TreeScan,
-    index_before: dict[str, tuple[FileStamp, State]],
-    index_after: dict[str, tuple[FileStamp, State]],
-) -> list[dict[str, State]]:
-    changes: list[dict[str, State]] = []
-    for name in sorted(set(before.files) | set(after.files)):
-        old, new = before.files.get(name), after.files.get(name)
-        if old == new:
-            continue
-        old_state = index_before[name][1] if old is not None and name in index_before else None
-        new_state = index_after[name][1] if new is not None and name in index_after else None
-        if old_state != new_state or old is None or new is None:
-            changes.append({"path": name, "before": old_state, "after": new_state})
-    return changes
