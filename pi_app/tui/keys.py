@@ -30,6 +30,8 @@ from textual import events
 from textual._xterm_parser import XTermParser
 from textual.keys import Keys, _character_to_key
 
+from pi_app.tui.typed_text import is_text
+
 MODIFIERS = ("ctrl", "alt", "shift")
 _IGNORED_MODIFIERS = {"super", "hyper", "meta"}
 
@@ -123,21 +125,27 @@ def _key_name(name: str) -> tuple[str, bool] | None:
 
 
 def normalize(key: str, character: str | None = None) -> KeyPress:
-    """A Textual key string (plus the event's character) as a pi ``KeyPress``."""
+    """A Textual key string (plus the event's character) as a pi ``KeyPress``.
+
+    Textual names most characters after their Unicode name (``fullwidth_comma``,
+    ``grinning_face``); a name pi does not know that carries a text character is that character,
+    so every typed character keeps its text (issue 17, defect 1).
+    """
     parts = key.split("+")
     name, modifiers = parts[-1], [p for p in parts[:-1] if p not in _IGNORED_MODIFIERS]
     if key == "ctrl+underscore" and character == "\x1f":
         return KeyPress("ctrl+-")  # the legacy byte for ctrl+- (pi's undo)
     resolved = _key_name(name)
-    if resolved is None:  # an unknown Textual name: keep it readable rather than drop it
-        return KeyPress(_canonical(modifiers, name), None)
+    if resolved is None:
+        if not is_text(character):  # an unknown Textual name: keep it readable rather than drop it
+            return KeyPress(_canonical(modifiers, name), None)
+        assert character is not None
+        resolved = character, False
     pi_key, shifted = resolved
     if shifted:
         modifiers.append("shift")
-    printable = (
-        character if character and character.isprintable() and not set(modifiers) - {"shift"} else None
-    )
-    return KeyPress(_canonical(modifiers, pi_key), printable)
+    text = character if is_text(character) and not set(modifiers) - {"shift"} else None
+    return KeyPress(_canonical(modifiers, pi_key), text)
 
 
 def key_press(event: Any) -> KeyPress:
@@ -223,7 +231,7 @@ def _textual_name(modifier_bits: int, codepoint: int) -> tuple[str, str | None]:
         text = None
     else:
         name = _character_to_key(character.lower() if "shift" in tokens else character)
-        text = character if not modifier_bits & ~1 and character.isprintable() else None
+        text = character if not modifier_bits & ~1 and is_text(character) else None
     return "+".join(sorted(tokens) + [name]), text
 
 

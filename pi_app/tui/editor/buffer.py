@@ -29,6 +29,7 @@ from rich.cells import cell_len
 
 from pi_app.tui.editor.history import PromptHistory
 from pi_app.tui.editor.segments import PASTE_MARKER, TextChunk, char_class, segment_bounds, wrap
+from pi_app.tui.typed_text import is_text, keep_text
 
 LARGE_PASTE_LINES = 10
 LARGE_PASTE_CHARS = 1000
@@ -113,7 +114,7 @@ def normalize_text(text: str) -> str:
 
 def _clean_paste(text: str) -> str:
     text = normalize_text(text)
-    return "".join(ch for ch in text if ch == "\n" or ch.isprintable() or ch == " ")
+    return "".join(ch for ch in text if ch == "\n" or is_text(ch))
 
 
 class EditorBuffer:
@@ -195,7 +196,7 @@ class EditorBuffer:
 
     def insert(self, text: str) -> None:
         """Typed text (a key or committed IME text): control characters are dropped."""
-        text = "".join(ch for ch in text if ch.isprintable())
+        text = keep_text(text)
         if not text:
             return
         self._exit_history()

@@ -367,7 +367,7 @@ class SessionPicker(Vertical, can_focus=True):
         if action == "app.session.deleteNoninvasive" and self.model.query:
             action = "tui.editor.deleteCharBackward"
         if action is None:
-            if press.character and press.character.isprintable():
+            if press.character:
                 self.model.type_text(press.character)
         elif action == "tui.select.confirm":
             if self.model.selected is not None:

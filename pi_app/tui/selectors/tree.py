@@ -208,7 +208,7 @@ class TreeNavigator(Vertical, can_focus=True):
         action = self.keys.first_match(press, TREE_ACTIONS)
         model = self.model
         if action is None:
-            if press.character and press.character.isprintable():
+            if press.character:
                 model.type_text(press.character)
                 self.repaint()
             return

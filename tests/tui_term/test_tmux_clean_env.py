@@ -1,0 +1,89 @@
+"""The installed ``pi`` in tmux 3.3a started from a clean environment (issue 17, acceptance 2).
+
+``env -i`` leaves the app nothing but HOME, PATH and ``TERM=tmux-256color``: no ``TMUX`` variable
+tells it that it runs under tmux, so everything it does must come from what the terminal answers.
+The window is 120x40 with ``extended-keys on``; the model is the loopback fake server.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from tests.fakes.llm_server import FakeLLMServer
+from tests.reliability.helpers import PiHome
+from tests.tui_term.tmux_session import TmuxSession, tmux_available
+
+pytestmark = [
+    pytest.mark.skipif(sys.platform == "win32" or not tmux_available(), reason="needs tmux"),
+    pytest.mark.timeout(180),
+]
+
+MIXED = "你好，世界。€→“引号”😀"
+
+
+@dataclass
+class CleanPi:
+    server: FakeLLMServer
+    tmux: TmuxSession
+    home: PiHome
+
+    def start(self, *args: str) -> None:
+        """``pi`` under ``env -i``, as a user would start it with nothing inherited."""
+        env = {
+            "HOME": str(self.home.home),
+            "PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin",
+            "TERM": "tmux-256color",
+            "LANG": "C.UTF-8",
+            "PI_CODING_AGENT_DIR": str(self.home.agent_dir),
+            "PI_OFFLINE": "1",
+        }
+        assignments = " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())
+        self.tmux.type(f"env -i {assignments} pi {' '.join(args)}".rstrip())
+        self.tmux.send_keys("Enter")
+        self.tmux.wait_for(lambda s: "fake-model" in s)
+
+    def session_entries(self) -> list[dict[str, object]]:
+        (path,) = self.home.sessions()
+        return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+    def user_texts(self) -> list[str]:
+        texts = []
+        for entry in self.session_entries():
+            message = entry.get("message")
+            if entry.get("type") == "message" and isinstance(message, dict) and message.get("role") == "user":
+                content = message["content"]
+                texts.append(content if isinstance(content, str) else "".join(c["text"] for c in content))
+        return texts
+
+
+@pytest.fixture
+def clean_pi(tmp_path: Path) -> Iterator[CleanPi]:
+    server = FakeLLMServer().start()
+    home = PiHome.make(tmp_path)
+    home.point_at(server.base_url)
+    tmux = TmuxSession(home.project, home.env())
+    try:
+        yield CleanPi(server, tmux, home)
+    finally:
+        tmux.close()
+        server.stop()
+
+
+def test_cjk_punctuation_symbols_and_emoji_typed_are_stored_exactly(clean_pi: CleanPi) -> None:
+    from pi_app.ai.testing import text
+
+    clean_pi.server.enqueue(text("Got it OMEGA.", chunks=2))
+    clean_pi.start()
+    clean_pi.tmux.type(MIXED)
+    clean_pi.tmux.wait_for(lambda s: "😀" in s)
+    clean_pi.tmux.send_keys("Enter")
+    clean_pi.tmux.wait_for(lambda s: "OMEGA" in s)
+    assert clean_pi.user_texts() == [MIXED]
+    assert clean_pi.server.requests[0].body["messages"][-1]["content"] == [{"type": "text", "text": MIXED}]
