@@ -116,8 +116,8 @@ def _tool_update(app: Any, event: Any) -> None:
 
 
 def _tool_end(app: Any, event: Any) -> None:
-    tool = app.transcript.tools.get(event.tool_call_id)
-    if tool is not None and not tool.done:
+    tool = app.transcript.tools.for_update(event.tool_call_id)
+    if tool is not None:
         tool.finished_at = _event_time(app)  # set_result keeps a finish time it is given
     app.transcript.tool_updated(
         event.tool_call_id, event.tool_name, None, event.result, final=True, is_error=event.is_error

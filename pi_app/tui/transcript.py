@@ -42,6 +42,7 @@ from textual.timer import Timer
 from pi_app.tui.blocks.base import Block
 from pi_app.tui.blocks.text import HeaderBlock, NoteBlock, UserBlock
 from pi_app.tui.blocks.theme import FALLBACK_DARK, BlockTheme
+from pi_app.tui.tool_calls import TurnToolCalls
 
 if TYPE_CHECKING:  # imported on first use: the first frame (the start-up header) does without them
     from pi_app.tui.blocks.assistant import AssistantBlock
@@ -92,7 +93,8 @@ class Transcript(ScrollView, can_focus=False):
         self.images = images
         """An ``ImageRenderer`` (``pi_app.tui.images``) for image parts; None shows text placeholders."""
         self.streaming: AssistantBlock | None = None
-        self.tools: dict[str, ToolBlock] = {}
+        self.tools = TurnToolCalls()
+        """The current assistant turn's tool blocks by call id (ids repeat across turns)."""
         self.expand_all = False
         self.hide_thinking = False
         self.expand_hint = "ctrl+o"
@@ -508,6 +510,7 @@ class Transcript(ScrollView, can_focus=False):
         block = AssistantBlock(message, hide_thinking=self.hide_thinking)
         self.append_block(block)
         self.streaming = block
+        self.tools.begin_turn()
         return block
 
     def update_assistant(self, message: Any) -> None:
@@ -525,26 +528,32 @@ class Transcript(ScrollView, can_focus=False):
         self._show_tool_calls(message, final=True)
 
     def _show_tool_calls(self, message: Any, final: bool = False) -> None:
+        seen: dict[str, int] = {}
         for part in getattr(message, "content", None) or []:
             if getattr(part, "type", None) != "toolCall" or not part.id:
                 continue
-            tool = self.tools.get(part.id)
+            occurrence = seen[part.id] = seen.get(part.id, -1) + 1
+            tool = self.tools.nth(part.id, occurrence)
             if tool is None:
-                self.tool_started(part.id, part.name, part.arguments)
+                self._new_tool(part.id, part.name, part.arguments)
             elif tool.args != part.arguments:
                 tool.set_args(part.arguments)
                 self.refresh_block(tool, immediate=final)
 
-    def tool_started(self, call_id: str, name: str, args: Any) -> ToolBlock:
-        tool = self.tools.get(call_id)
-        if tool is None:
-            from pi_app.tui.blocks.tool import ToolBlock
+    def _new_tool(self, call_id: str, name: str, args: Any) -> ToolBlock:
+        from pi_app.tui.blocks.tool import ToolBlock
 
-            tool = ToolBlock(
-                call_id, name, args, expand_hint=self.expand_hint, image_factory=self._image_part
-            )
-            self.tools[call_id] = tool
-            self.append_block(tool)
+        tool = ToolBlock(call_id, name, args, expand_hint=self.expand_hint, image_factory=self._image_part)
+        self.tools.add(tool)
+        self.append_block(tool)
+        return tool
+
+    def tool_started(self, call_id: str, name: str, args: Any) -> ToolBlock:
+        """A tool began executing: its block in this turn (a new one if the call was not shown)."""
+        tool = self.tools.to_start(call_id)
+        if tool is None:
+            tool = self._new_tool(call_id, name, args)
+            self.tools.mark_started(tool)
         else:
             tool.set_args(args)
             self.refresh_block(tool)
@@ -559,7 +568,7 @@ class Transcript(ScrollView, can_focus=False):
         final: bool = False,
         is_error: bool | None = None,
     ) -> None:
-        tool = self.tools.get(call_id) or self.tool_started(call_id, name, args)
+        tool = self.tools.for_update(call_id, args) or self.tool_started(call_id, name, args)
         tool.set_args(args)
         tool.set_result(partial, is_error=is_error, final=final)
         self.refresh_block(tool, immediate=final)

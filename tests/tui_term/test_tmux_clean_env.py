@@ -87,3 +87,25 @@ def test_cjk_punctuation_symbols_and_emoji_typed_are_stored_exactly(clean_pi: Cl
     clean_pi.tmux.wait_for(lambda s: "OMEGA" in s)
     assert clean_pi.user_texts() == [MIXED]
     assert clean_pi.server.requests[0].body["messages"][-1]["content"] == [{"type": "text", "text": MIXED}]
+
+
+def test_two_turns_that_both_use_call_0_show_both_outputs(clean_pi: CleanPi) -> None:
+    from pi_app.ai.testing import text, tool_call
+
+    server, tmux = clean_pi.server, clean_pi.tmux
+    server.enqueue(tool_call("bash", {"command": "echo FIRST-OUT"}, id="call_0"))
+    server.enqueue(text("First done ALPHA.", chunks=2))
+    server.enqueue(tool_call("bash", {"command": "echo SECOND-OUT"}, id="call_0"))
+    server.enqueue(text("Second done BETA.", chunks=2))
+    clean_pi.start()
+    tmux.type("one")
+    tmux.send_keys("Enter")
+    tmux.wait_for(lambda s: "ALPHA" in s)
+    tmux.type("two")
+    tmux.send_keys("Enter")
+    tmux.wait_for(lambda s: "BETA" in s)
+    rows = [row.strip() for row in tmux.settle().split("\n") if row.strip()]
+    order = ["$ echo FIRST-OUT", "FIRST-OUT", "First done ALPHA.", "$ echo SECOND-OUT", "SECOND-OUT"]
+    order.append("Second done BETA.")
+    positions = [rows.index(marker) for marker in order]
+    assert positions == sorted(positions), rows

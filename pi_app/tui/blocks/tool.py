@@ -32,7 +32,7 @@ class ToolBlock(Block):
         expand_hint: str = "ctrl+o",
         image_factory: Any = None,
     ) -> None:
-        super().__init__(key=call_id or None)
+        super().__init__()  # a serial key: call ids repeat across turns (tool_calls.py)
         self.call_id = call_id
         self.tool_name = name
         self.args: Any = args or {}
