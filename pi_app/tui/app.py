@@ -1091,6 +1091,10 @@ def run_interactive(options: LaunchOptions) -> int:
         if not choose_session_to_resume(options):
             print("No session selected")
             return 0
-    app = PiApp(options, terminal=TerminalSetup.detect())
-    result = app.run()
+    terminal = TerminalSetup.detect()
+    app = PiApp(options, terminal=terminal)
+    try:
+        result = app.run()
+    finally:
+        terminal.restore_after_crash()  # a no-op after a clean exit (on_unmount restored it all)
     return int(result or 0)

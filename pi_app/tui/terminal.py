@@ -15,10 +15,17 @@
 * ``image_mode()`` — the D-39 ladder: kitty → half-block cells → text.
 * Colour depth and the xterm-256 mapping (R-TERM-04) as pure functions.
 * ``TerminalModes`` — the raw mode switches the app owns: showing the hardware cursor (R-IME-03)
-  and xterm ``modifyOtherKeys`` under tmux when the Kitty keyboard query went unanswered
-  (R-KEY-01), written through the driver and undone on suspend and exit. Ctrl+Z (issue 9): the
+  and xterm ``modifyOtherKeys`` whenever the Kitty keyboard query went unanswered (R-KEY-01),
+  written through the driver and undone on suspend and exit. Ctrl+Z (issue 9): the
   modes are undone while the app still runs (before SIGTSTP stops it), and on ``fg`` they are
   switched on again and the whole screen is repainted (the terminal kept nothing of it).
+  ``restore_after_crash()`` undoes them with a plain write when the app died without unmounting.
+
+Why modifyOtherKeys does not wait for ``TMUX`` (issue 17, defect 2): tmux 3.3a with
+``extended-keys on`` sends Shift+Enter as the literal text ``S-Enter`` to a program that never
+asked for extended keys, and a program started through ``env -i``, ``sudo`` or ``ssh`` into a
+host running tmux has no ``TMUX`` variable. The terminal's silence on the Kitty query is the
+evidence; terminals that know neither protocol ignore the request.
 """
 
 from __future__ import annotations
@@ -314,20 +321,28 @@ class TerminalModes:
             self.modify_other_keys = True
             self._write(MODIFY_OTHER_KEYS_ON)
 
-    def restore(self) -> None:
-        """Leave the terminal as Textual expects it (cursor hidden, no modifyOtherKeys)."""
+    def restore(self, write: Callable[[str], None] | None = None) -> None:
+        """Leave the terminal as Textual expects it (cursor hidden, no modifyOtherKeys);
+        ``write`` replaces the driver's write once the driver is gone."""
+        out = write or self._write
         if self.modify_other_keys:
-            self._write(MODIFY_OTHER_KEYS_OFF)
+            out(MODIFY_OTHER_KEYS_OFF)
             self.modify_other_keys = False
         if self.cursor_visible:
-            self._write(HIDE_CURSOR)
+            out(HIDE_CURSOR)
             self.cursor_visible = False
 
 
-def wants_modify_other_keys(probe: ProbeResult, env: Mapping[str, str] | None = None) -> bool:
-    """R-KEY-01: under tmux, when the Kitty keyboard query went unanswered."""
-    env = os.environ if env is None else env
-    return bool(env.get("TMUX")) and probe.kitty_keyboard is None
+def _write_stdout(text: str) -> None:
+    try:
+        os.write(1, text.encode())
+    except OSError:
+        pass
+
+
+def wants_modify_other_keys(probe: ProbeResult) -> bool:
+    """R-KEY-01: when the Kitty keyboard query went unanswered, whatever the environment says."""
+    return probe.kitty_keyboard is None
 
 
 @dataclass
@@ -405,6 +420,15 @@ class TerminalSetup:
             self.modes.enable_modify_other_keys()
         if self._cursor_before_suspend:
             self.modes.show_cursor(True)
+
+    def restore_after_crash(self, write: Callable[[str], None] | None = None) -> None:
+        """Undo the modes still switched on after the app is gone (it died before unmounting).
+
+        Writes straight to the terminal (stdout by default): the driver is stopped by now.
+        """
+        if self.modes is None or not (self.modes.modify_other_keys or self.modes.cursor_visible):
+            return
+        self.modes.restore(write or _write_stdout)
 
     def detach(self) -> None:
         """Free terminal-side images and restore every mode we switched (every exit path)."""

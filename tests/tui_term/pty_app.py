@@ -2,7 +2,8 @@
 then the key parser and the app), for the pseudo-terminal tests.
 
 Usage: ``python -m tests.tui_term.pty_app CWD [IMAGE]`` — with IMAGE, the transcript shows a user
-message with that image attached once the app is up; ``PTY_APP_REPLY`` is the model's one answer.
+message with that image attached once the app is up; ``PTY_APP_REPLY`` is the model's one answer; ``PTY_APP_CRASH=1`` makes the app die from an
+unhandled exception half a second after start-up.
 """
 
 from __future__ import annotations
@@ -38,7 +39,17 @@ def main() -> None:
             app.transcript.add_user("look at this", [content])
 
         app.start_session = start_with_image  # type: ignore[method-assign]
-    app.run()
+    if os.environ.get("PTY_APP_CRASH"):  # a bug that kills the app a moment after start-up
+        app.call_later(lambda: app.set_timer(0.5, _crash))
+    try:
+        app.run()
+    finally:
+        app.terminal.restore_after_crash()
+    sys.exit(app.return_code or 0)
+
+
+def _crash() -> None:
+    raise RuntimeError("PTY_APP_CRASH")
 
 
 if __name__ == "__main__":

@@ -70,7 +70,8 @@ class PtyTerminal:
             try:
                 if cwd:
                     os.chdir(cwd)
-                os.execvpe(argv[0], list(argv), {**os.environ, **(env or {}), "TERM": "xterm-256color"})
+                inherited = {k: v for k, v in os.environ.items() if k not in ("TMUX", "TMUX_PANE")}
+                os.execvpe(argv[0], list(argv), {**inherited, **(env or {}), "TERM": "xterm-256color"})
             finally:
                 os._exit(127)
         self.pid, self.fd = pid, fd

@@ -132,10 +132,12 @@ def test_terminal_without_graphics_gets_half_block_cells(tmp_path: Path) -> None
         term.close()
 
 
-def test_under_tmux_without_kitty_keyboard_modify_other_keys_is_switched_on_and_off(tmp_path: Path) -> None:
-    """R-KEY-01: no answer to the Kitty keyboard query under tmux -> modifyOtherKeys, reset on exit.
+def test_without_kitty_keyboard_modify_other_keys_is_switched_on_and_off(tmp_path: Path) -> None:
+    """R-KEY-01, issue 17 defect 2: no answer to the Kitty keyboard query -> modifyOtherKeys, reset
+    on exit, with no ``TMUX`` variable (tmux under ``env -i`` sends ``S-Enter`` as text otherwise).
     R-IME-03: ``PI_HARDWARE_CURSOR=1`` shows the terminal cursor while the editor has focus."""
-    term = start(tmp_path, env={"TMUX": "/tmp/tmux-test,1,0", "PI_HARDWARE_CURSOR": "1"})
+    env = {"PI_HARDWARE_CURSOR": "1"}
+    term = start(tmp_path, env=env)
     try:
         assert "\x1b[>4;2m" in term.raw
         assert term.raw.rindex("\x1b[?25h") > term.raw.index("\x1b[?25l")
@@ -146,6 +148,29 @@ def test_under_tmux_without_kitty_keyboard_modify_other_keys_is_switched_on_and_
         term.wait_for(lambda: term.screen.display[term.cursor[1]].strip() == "")
         term.type("\x03")
         assert term.wait_exit() == 0
+        assert term.raw.rindex("\x1b[>4;0m") > term.raw.rindex("\x1b[>4;2m")
+    finally:
+        term.close()
+
+
+def test_a_terminal_that_answers_the_kitty_query_gets_no_modify_other_keys(tmp_path: Path) -> None:
+    term = start(tmp_path, kitty=True)
+    try:
+        assert "\x1b[>4;2m" not in term.raw
+    finally:
+        term.close()
+
+
+def test_a_crash_still_switches_modify_other_keys_off(tmp_path: Path) -> None:
+    term = PtyTerminal(
+        [sys.executable, "-m", "tests.tui_term.pty_app", str(tmp_path)],
+        size=(60, 20),
+        cwd=str(ROOT),
+        env={"PTY_APP_CRASH": "1"},
+    )
+    try:
+        assert term.wait_exit(timeout=20) != 0
+        assert "PTY_APP_CRASH" in term.raw  # it really died of the exception
         assert term.raw.rindex("\x1b[>4;0m") > term.raw.rindex("\x1b[>4;2m")
     finally:
         term.close()

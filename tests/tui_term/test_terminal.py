@@ -70,8 +70,8 @@ def test_probe_replies_are_parsed_and_typed_keys_kept() -> None:
     assert result.stray == "xy"
     silent = parse_probe_replies("\x1b[?1;2c")
     assert silent.answered and silent.kitty_graphics is False and silent.kitty_keyboard is None
-    assert wants_modify_other_keys(silent, {"TMUX": "1"})
-    assert not wants_modify_other_keys(result, {"TMUX": "1"})
+    assert wants_modify_other_keys(silent)  # with or without TMUX in the environment
+    assert not wants_modify_other_keys(result)
 
 
 def test_probe_refines_the_environment() -> None:
@@ -123,3 +123,17 @@ def test_terminal_modes_are_restored() -> None:
     modes.enable_modify_other_keys()
     modes.restore()
     assert written == ["\x1b[?25h", "\x1b[>4;2m", "\x1b[>4;0m", "\x1b[?25l"]
+
+
+def test_modes_left_on_by_an_app_that_died_are_undone_with_a_plain_write() -> None:
+    from pi_app.tui.terminal import TerminalSetup
+
+    setup = TerminalSetup.from_environment({})
+    driver_writes: list[str] = []
+    setup.modes = TerminalModes(driver_writes.append)
+    setup.modes.enable_modify_other_keys()
+    after: list[str] = []
+    setup.restore_after_crash(after.append)  # on_unmount never ran: the driver is gone
+    assert after == ["\x1b[>4;0m"] and driver_writes == ["\x1b[>4;2m"]
+    setup.restore_after_crash(after.append)  # nothing left to undo
+    assert after == ["\x1b[>4;0m"]

@@ -8,6 +8,7 @@ The window is 120x40 with ``extended-keys on``; the model is the loopback fake s
 from __future__ import annotations
 
 import json
+import os
 import shlex
 import sys
 from collections.abc import Iterator
@@ -18,7 +19,7 @@ import pytest
 
 from tests.fakes.llm_server import FakeLLMServer
 from tests.reliability.helpers import PiHome
-from tests.tui_term.tmux_session import TmuxSession, tmux_available
+from tests.tui_term.tmux_session import PROMPT, TmuxSession, tmux_available
 
 pytestmark = [
     pytest.mark.skipif(sys.platform == "win32" or not tmux_available(), reason="needs tmux"),
@@ -44,6 +45,8 @@ class CleanPi:
             "PI_CODING_AGENT_DIR": str(self.home.agent_dir),
             "PI_OFFLINE": "1",
         }
+        if "PYTHONPATH" in os.environ:  # a suite run over another checkout of the code
+            env["PYTHONPATH"] = os.environ["PYTHONPATH"]
         assignments = " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())
         self.tmux.type(f"env -i {assignments} pi {' '.join(args)}".rstrip())
         self.tmux.send_keys("Enter")
@@ -109,3 +112,24 @@ def test_two_turns_that_both_use_call_0_show_both_outputs(clean_pi: CleanPi) -> 
     order.append("Second done BETA.")
     positions = [rows.index(marker) for marker in order]
     assert positions == sorted(positions), rows
+
+
+def test_shift_enter_inserts_a_newline_without_a_tmux_variable(clean_pi: CleanPi) -> None:
+    from pi_app.ai.testing import text
+    from tests.tui_term.test_tmux import editor_rows, modes_left_on
+
+    server, tmux = clean_pi.server, clean_pi.tmux
+    server.enqueue(text("Two lines read OMEGA.", chunks=2))
+    clean_pi.start()
+    tmux.type("line one")
+    tmux.send_keys("S-Enter")
+    tmux.type("line two")
+    tmux.wait_for(lambda s: editor_rows(s.split("\n"))[1][-1:] == ["line two"])
+    assert editor_rows(tmux.lines())[1] == ["line one", "line two"]
+    tmux.send_keys("Enter")
+    tmux.wait_for(lambda s: "OMEGA" in s)
+    assert clean_pi.user_texts() == ["line one\nline two"]
+    tmux.send_keys("C-d")
+    tmux.wait_for(lambda s: s.rstrip().endswith(PROMPT.strip()))
+    raw = tmux.raw()
+    assert "\x1b[>4;2m" in raw and modes_left_on(raw) == []
