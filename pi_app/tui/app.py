@@ -72,7 +72,7 @@ class MainScreen(Screen[None], inherit_bindings=False):
 
     DEFAULT_CSS = """
     MainScreen { layout: vertical; background: $background; }
-    /* no scrollbar, like pi: the wheel and shift+pageUp/pageDown scroll; two columns more text */
+    /* no scrollbar, like pi: the wheel and pageUp/pageDown scroll; two columns more text */
     MainScreen #transcript { scrollbar-size-vertical: 0; }
     #widgets-above, #widgets-below { height: auto; }
     """

@@ -247,3 +247,51 @@ async def test_shift_page_keys_and_the_mouse_wheel_scroll_the_transcript(tmp_pat
         await pilot.pause(0.3)
         assert transcript.scroll_offset.y < bottom
         assert app.editor.has_focus  # scrolling never takes the focus from the editor
+
+
+async def test_page_keys_scroll_the_transcript_unless_the_editor_overflows(tmp_path: Path) -> None:
+    """Issue 17, defect 4: PageUp/PageDown page the transcript as in pi 1.6.0; an editor with more
+    lines than its box keeps them for itself, and an open completion list pages its items."""
+    long_answer = "\n\n".join(f"Paragraph {i}." for i in range(80))
+    app, _ = make_app(tmp_path, [[text(long_answer)]])
+    async with app.run_test(size=(90, 30)) as pilot:
+        await started(pilot, app)
+        await pilot.press(*"long", "enter")
+        await wait_for(pilot, lambda: "Paragraph 79." in notes(app) and not app.is_working)
+        await pilot.pause()
+        transcript = app.transcript
+        bottom = transcript.max_scroll_y
+        assert bottom > 0 and transcript.scroll_offset.y == bottom
+        await pilot.press("pageup")
+        await pilot.pause()
+        after_one = transcript.scroll_offset.y
+        assert after_one < bottom
+        for _ in range(20):
+            await pilot.press("pageup")
+        await pilot.pause()
+        assert transcript.scroll_offset.y == 0  # the first message is back on screen
+        await pilot.press("pagedown")
+        await pilot.pause()
+        assert transcript.scroll_offset.y > 0
+        assert app.editor.has_focus
+
+        # a tall draft: the keys move the editor's cursor, the transcript stays
+        app.editor.set_text("\n".join(f"draft line {i}" for i in range(30)))
+        await pilot.pause()
+        assert app.editor.overflows()
+        before = transcript.scroll_offset.y
+        row = app.editor.buffer.cursor_line
+        await pilot.press("pageup")
+        await pilot.pause()
+        assert transcript.scroll_offset.y == before and app.editor.buffer.cursor_line < row
+
+        # an open completion list pages its items
+        app.editor.set_text("")
+        await pilot.press("/")
+        await wait_for(pilot, lambda: app.editor.autocomplete_open)
+        before = transcript.scroll_offset.y
+        await pilot.press("pagedown")
+        await pilot.pause()
+        suggestions = app.editor.suggestions
+        assert suggestions is not None and suggestions.selected > 0
+        assert transcript.scroll_offset.y == before

@@ -133,3 +133,21 @@ def test_shift_enter_inserts_a_newline_without_a_tmux_variable(clean_pi: CleanPi
     tmux.wait_for(lambda s: s.rstrip().endswith(PROMPT.strip()))
     raw = tmux.raw()
     assert "\x1b[>4;2m" in raw and modes_left_on(raw) == []
+
+
+def test_page_up_brings_the_first_message_of_a_long_transcript_back(clean_pi: CleanPi) -> None:
+    from pi_app.ai.testing import text
+
+    server, tmux = clean_pi.server, clean_pi.tmux
+    server.enqueue(text("\n\n".join(f"Paragraph {i} of the long answer." for i in range(120)), chunks=10))
+    clean_pi.start()
+    tmux.type("FIRST-QUESTION tell me a lot")
+    tmux.send_keys("Enter")
+    tmux.wait_for(lambda s: "Paragraph 119 of the long answer." in s)
+    assert "FIRST-QUESTION" not in tmux.settle()
+    for _ in range(12):
+        tmux.send_keys("PageUp")
+    screen = tmux.wait_for(lambda s: "FIRST-QUESTION" in s)
+    assert "Paragraph 119" not in screen
+    tmux.send_keys("PageDown")
+    tmux.wait_for(lambda s: "FIRST-QUESTION" not in s)

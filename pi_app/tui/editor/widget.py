@@ -72,6 +72,8 @@ APP_ACTIONS: tuple[str, ...] = (
 )
 """App actions the editor forwards, after interrupt/exit/pasteImage (R-KEY-05)."""
 
+_TRANSCRIPT_PAGE_ACTIONS = frozenset({"app.transcript.pageUp", "app.transcript.pageDown"})
+
 
 @dataclass
 class _ListState:
@@ -399,6 +401,8 @@ class PromptEditor(Widget, can_focus=True):
             self._request("app.exit")
             return
         action = kb.first_match(press, APP_ACTIONS)
+        if action in _TRANSCRIPT_PAGE_ACTIONS and self._keeps_page_key(press):
+            action = None
         if action == "app.message.followUp":
             self.submit(follow_up=True)
             return
@@ -415,6 +419,22 @@ class PromptEditor(Widget, can_focus=True):
         elif press.key_id == "shift+space":
             self.buffer.insert(" ")
             self._edited(typed=" ")
+
+    def overflows(self) -> bool:
+        """True when the text has more rows than the editor shows (so it scrolls itself)."""
+        width = self._content_width(self.size.width or 80)
+        return len(self.buffer.layout(width)) > self._max_rows()
+
+    def _keeps_page_key(self, press: KeyPress) -> bool:
+        """PageUp/PageDown scroll the transcript (as in pi 1.6.0) unless the open completion list
+        or an editor taller than its box needs them (issue 17, defect 4)."""
+        kb = self.keybindings
+        if self._list is not None and (
+            kb.matches(press, "tui.select.pageUp") or kb.matches(press, "tui.select.pageDown")
+        ):
+            return True
+        editor_page = kb.matches(press, "tui.editor.pageUp") or kb.matches(press, "tui.editor.pageDown")
+        return editor_page and self.overflows()
 
     def _handle_list_key(self, press: KeyPress) -> bool:
         kb = self.keybindings
