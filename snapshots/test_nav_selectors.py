@@ -106,3 +106,33 @@ def test_nav_session_picker(snap_compare, tmp_path: Path) -> None:
         await pilot.pause(0.1)
 
     assert snap_compare(app, terminal_size=(100, 30), run_before=run_before)
+
+
+def test_nav_tree_navigator_under_a_custom_theme(snap_compare) -> None:
+    """/tree at 100x30 under the user theme "sunset" (issue 17, defect 5): orange accent (bullets,
+    "user:" labels, the "← active" marker), yellow-green "assistant:" labels, a plum background
+    on the selected row, magenta rules and pinkish-grey help lines; none of the built-in dark
+    palette's teal or blue."""
+    import json
+    import os
+
+    theme = json.loads((Path(__file__).parents[1] / "themes" / "dark.json").read_text())
+    theme["name"] = "sunset"
+    theme["vars"]["accent"] = "#ff8700"
+    theme["colors"].update(
+        {"border": "#d75fd7", "borderAccent": "#ff5f87", "borderMuted": "#875f87", "selectedBg": "#5f005f"}
+    )
+    theme["colors"].update({"muted": "#af8787", "dim": "#875f5f", "success": "#afd700", "warning": "#ffd75f"})
+    themes = Path(os.environ["PI_CODING_AGENT_DIR"]) / "themes"
+    themes.mkdir(parents=True, exist_ok=True)
+    (themes / "sunset.json").write_text(json.dumps(theme))
+    app, _ = make_app(None, manager=showcase_session().sm)
+
+    async def run_before(pilot) -> None:
+        await _ready(app, pilot)
+        assert app.switch_theme("sunset", persist=False) is None
+        await submit(app, pilot, "/tree")
+        await wait_for(pilot, lambda: selector(app, TreeNavigator) is not None)
+        await pilot.pause(0.1)
+
+    assert snap_compare(app, terminal_size=(100, 30), run_before=run_before)

@@ -811,6 +811,11 @@ class PiApp(App[int], inherit_bindings=False):
 
     # -- themes ---------------------------------------------------------------------------------
 
+    @property
+    def pi_theme(self) -> PiTheme:
+        """The active pi theme: what selectors and dialogs draw with (``selectors.lines.theme_of``)."""
+        return self.themes.current
+
     def apply_theme(self, theme: PiTheme) -> None:
         """Draw everything with ``theme`` (R-TUI-06, R-THEME-04)."""
         self.themes.activate_theme(theme)
