@@ -25,12 +25,14 @@ from __future__ import annotations
 
 import inspect
 import os
+import sys
 import threading
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from rich.color import ColorSystem
 from textual import on
 from textual.app import App, ComposeResult
 from textual.containers import Vertical
@@ -49,7 +51,7 @@ from pi_app.tui.footer import Footer
 from pi_app.tui.keybindings import Keybindings
 from pi_app.tui.session_bridge import SessionBridge, SessionCallFailed, SessionEvent, SessionReady
 from pi_app.tui.status import PendingArea, StatusLine
-from pi_app.tui.terminal import TerminalSetup
+from pi_app.tui.terminal import TerminalSetup, color_depth
 from pi_app.tui.themes import PiTheme, ThemeManager, discover_user_themes, textual_theme, theme_variables
 from pi_app.tui.transcript import FRAME_INTERVAL, Transcript
 
@@ -139,6 +141,8 @@ class PiApp(App[int], inherit_bindings=False):
         self._last_clear = 0.0
         self._last_escape = 0.0
         self._shutting_down = False
+        self.farewell = ""
+        """Printed on the normal screen after a user's quit (the conversation and how to resume)."""
         self.header_notices: list[str] = []
         """One-line notices under the start-up header (the condensed changelog)."""
         self._footer_timer: Timer | None = None
@@ -382,7 +386,30 @@ class PiApp(App[int], inherit_bindings=False):
                 await self.bridge.request(lambda s: s.extension_runner.emit({"type": "session_shutdown"}))
             except Exception:
                 pass
+        await self._prepare_farewell()
         self.exit(0)
+
+    async def _prepare_farewell(self) -> None:
+        """The conversation and the resume command, printed once the terminal is back (farewell.py)."""
+        from pi_app.tui.farewell import farewell_text, resume_hint, transcript_lines
+
+        session_id: str | None = None
+        has_file = False
+        if self.session is not None:
+            try:
+                session_id, path = await self.bridge.request(lambda s: (s.session_id, s.session_file))
+                has_file = bool(path) and os.path.isfile(path)
+            except Exception:  # the agent loop is gone: the conversation is still worth printing
+                pass
+        transcript = self.transcript
+        width = transcript.size.width or self.size.width or 80
+        color_system = None
+        if self.terminal.capabilities.has_color:
+            color_system = (
+                ColorSystem.TRUECOLOR if color_depth(os.environ) == "truecolor" else ColorSystem.EIGHT_BIT
+            )
+        lines = transcript_lines(transcript.blocks, width, transcript.render_theme, color_system)
+        self.farewell = farewell_text([*lines, *resume_hint(session_id, has_file)])
 
     # -- start-up -------------------------------------------------------------------------------
 
@@ -1102,4 +1129,7 @@ def run_interactive(options: LaunchOptions) -> int:
         result = app.run()
     finally:
         terminal.restore_after_crash()  # a no-op after a clean exit (on_unmount restored it all)
+    if app.farewell:  # the normal screen is back: leave the conversation on it, as pi 1.6.0 does
+        sys.stdout.write(app.farewell)
+        sys.stdout.flush()
     return int(result or 0)

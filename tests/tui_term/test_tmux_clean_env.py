@@ -151,3 +151,24 @@ def test_page_up_brings_the_first_message_of_a_long_transcript_back(clean_pi: Cl
     assert "Paragraph 119" not in screen
     tmux.send_keys("PageDown")
     tmux.wait_for(lambda s: "FIRST-QUESTION" not in s)
+
+
+def test_after_quit_the_shell_shows_the_last_answer_and_how_to_resume(clean_pi: CleanPi) -> None:
+    from pi_app.ai.testing import text
+
+    server, tmux = clean_pi.server, clean_pi.tmux
+    server.enqueue(text("The first answer ALPHA.", chunks=2))
+    server.enqueue(text("The last answer OMEGA.", chunks=2))
+    clean_pi.start()
+    for prompt, marker in (("hello", "ALPHA"), ("and then?", "OMEGA")):
+        tmux.type(prompt)
+        tmux.send_keys("Enter")
+        tmux.wait_for(lambda s, marker=marker: marker in s)
+    tmux.type("/quit")
+    tmux.send_keys("Enter")
+    screen = tmux.wait_for(lambda s: s.rstrip().endswith(PROMPT.strip()) and "pi --session" in s)
+    assert tmux.display("#{alternate_on}") == "0"
+    (entry,) = [e for e in clean_pi.session_entries() if e.get("type") == "session"]
+    rows = [row.strip() for row in screen.split("\n") if row.strip()]
+    assert rows[-3:] == ["To resume this session:", f"pi --session {entry['id']}", PROMPT.strip()]
+    assert rows.index("The first answer ALPHA.") < rows.index("The last answer OMEGA.") < len(rows) - 3
