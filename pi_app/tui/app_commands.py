@@ -7,6 +7,8 @@ registry and what a handler may use on ``app``. ``/share`` lives in ``pi_app.tui
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
 from typing import Any
 
 from pi_app.tui.blocks.info import InfoBlock
@@ -97,13 +99,23 @@ async def _share(app: Any, args: str) -> None:
 
 
 async def export_page(app: Any, target: str | None) -> Any:
-    """The session's HTML export at ``target`` (or the default name); None after an error line."""
+    """The session exported to ``target`` (or the default HTML name); None after an error line.
+
+    A ``.jsonl`` target gets the session file itself (issue 17, defect 9), anything else the HTML
+    page, as pi 1.6.0's ``/export`` does.
+    """
     from pi_app.coding.export_html import export_session_to_html
 
+    def export(session: Any) -> Any:
+        if target and target.lower().endswith(".jsonl"):
+            path = Path(os.path.expanduser(target))
+            return session.session_manager.export_jsonl(
+                path if path.is_absolute() else Path(session.cwd) / path
+            )
+        return export_session_to_html(session.session_manager, target, cwd=session.cwd)
+
     try:
-        return await app.bridge.request(
-            lambda s: export_session_to_html(s.session_manager, target, cwd=s.cwd)
-        )
+        return await app.bridge.request(export)
     except Exception as exc:
         app.show_error(f"Failed to export session: {exc}")
         return None
@@ -198,7 +210,11 @@ def register(registry: CommandRegistry) -> None:
     registry.add(SlashCommand("settings", "Open settings menu", _settings))
     registry.add(SlashCommand("model", "Select model (opens selector UI)", _model, argument_hint="[search]"))
     registry.add(SlashCommand("scoped-models", "Enable/disable models for Ctrl+P cycling", _scoped_models))
-    registry.add(SlashCommand("export", "Export session to HTML file", _export, argument_hint="[file]"))
+    registry.add(
+        SlashCommand(
+            "export", "Export session (HTML, or JSONL for a .jsonl file)", _export, argument_hint="[file]"
+        )
+    )
     registry.add(SlashCommand("share", "Share session as a secret GitHub gist", _share))
     registry.add(SlashCommand("copy", "Copy last agent message to clipboard", _copy))
     registry.add(SlashCommand("changelog", "Show changelog entries", _changelog))

@@ -242,3 +242,23 @@ def test_v1_migration_matches_pi_byte_for_byte_modulo_random_ids(tmp_path: Path)
         for old, new in rename.items():
             mine = mine.replace(f'"{old}"', f'"{new}"')
         assert mine == theirs
+
+
+def test_export_jsonl_writes_the_active_branch_only_as_a_linear_session(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from pi_app.coding.session.manager import SessionManager
+    from tests.session.helpers import assistant, user
+
+    sm = SessionManager.in_memory(str(tmp_path))
+    first = sm.append_message(user("first"))
+    sm.append_message(assistant("answer A"))
+    sm.branch(first)
+    sm.append_message(assistant("answer B"))
+    out = sm.export_jsonl(tmp_path / "branch.jsonl")
+    opened = SessionManager.open(out, tmp_path / "sessions")
+    texts = [
+        m.content[0].text if not isinstance(m.content, str) else m.content
+        for m in opened.build_session_context().messages
+    ]
+    assert texts == ["first", "answer B"]
+    assert opened.get_session_id() == sm.get_session_id()
+    assert len(opened.get_entries()) == 2

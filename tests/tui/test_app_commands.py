@@ -282,3 +282,26 @@ async def test_login_shows_the_url_takes_the_code_and_logout_removes_it(tmp_path
         await wait_for(pilot, lambda: "Logged out of" in notes(app))
         await submit(pilot, "/logout")
         await wait_for(pilot, lambda: "No OAuth providers logged in. Use /login first." in notes(app))
+
+
+async def test_export_to_a_jsonl_file_writes_the_session_not_html(tmp_path: Path) -> None:
+    """Issue 17, defect 9: ``/export out.jsonl`` writes a session file pi can open (as pi 1.6.0)."""
+    from pi_app.coding.session.manager import SessionManager
+
+    app, _ = make_app(tmp_path, [[text("First answer.")], [text("Second answer.")]])
+    async with app.run_test(size=(100, 30)) as pilot:
+        await started(pilot, app)
+        for prompt, answer in (("one", "First answer."), ("two", "Second answer.")):
+            await submit(pilot, prompt)
+            await wait_for(pilot, lambda answer=answer: answer in notes(app) and not app.is_working)
+        await submit(pilot, "/export out/session.jsonl")
+        target = tmp_path / "out" / "session.jsonl"
+        await wait_for(pilot, lambda: "Session exported to:" in notes(app))  # the long path wraps
+        session_id = app.session.session_id
+    entries = [json.loads(line) for line in target.read_text().splitlines()]
+    assert entries[0]["type"] == "session" and entries[0]["id"] == session_id
+    parents = [entry["parentId"] for entry in entries[1:]]
+    assert parents == [None, *(entry["id"] for entry in entries[1:-1])]  # one linear chain
+    opened = SessionManager.open(target, tmp_path / "sessions")
+    texts = [getattr(m.content[0], "text", m.content) for m in opened.build_session_context().messages]
+    assert texts == ["one", "First answer.", "two", "Second answer."]

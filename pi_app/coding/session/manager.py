@@ -552,6 +552,33 @@ class SessionManager:
     def is_persisted(self) -> bool:
         return self.persist
 
+    def export_jsonl(self, target: str | Path) -> Path:
+        """Write the active branch to ``target`` as a session file of its own (``/export x.jsonl``).
+
+        As pi 1.6.0 does: a fresh header (this session's id and cwd, the current version and time)
+        and the root-to-leaf entries re-chained so each one's parent is the entry before it; other
+        branches are left out. Atomic; the session's own file is not touched.
+        """
+        from pi_app.ai.codec import encode_json
+        from pi_app.coding.filelock import atomic_write
+        from pi_app.coding.session.format import CURRENT_SESSION_VERSION, iso_now
+
+        header = {
+            "type": "session",
+            "version": CURRENT_SESSION_VERSION,
+            "id": self.get_session_id(),
+            "timestamp": iso_now(),
+            "cwd": self.get_cwd(),
+        }
+        lines = [encode_json(header)]
+        parent_id: str | None = None
+        for entry in self.get_branch():
+            lines.append(encode_json({**entry.raw, "parentId": parent_id}))
+            parent_id = entry.id
+        path = Path(target)
+        atomic_write(path, "".join(line + "\n" for line in lines))
+        return path
+
     def is_flushed(self) -> bool:
         return self._flushed
 
