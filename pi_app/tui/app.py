@@ -24,6 +24,7 @@ go back into the editor. A ``!`` command submitted then stays in the editor with
 from __future__ import annotations
 
 import inspect
+import math
 import os
 import sys
 import threading
@@ -138,6 +139,7 @@ class PiApp(App[int], inherit_bindings=False):
         self._working = False
         self._compacting: str | None = None
         self._retrying = False
+        self._retry_countdown: Timer | None = None
         self._last_clear = 0.0
         self._last_escape = 0.0
         self._shutting_down = False
@@ -779,16 +781,40 @@ class PiApp(App[int], inherit_bindings=False):
             self.send_prompt(text, kind)
 
     def retry_started(self, event: Any) -> None:
+        """``Retrying (a/m) in Ns...``, counting down each second until the retry goes out
+        (issue 17, defect 7); then ``Retrying (a/m)...`` while it runs."""
         self._retrying = True
-        seconds = max(1, round(event.delay_ms / 1000))
+        self._stop_retry_countdown()
+        deadline = time.monotonic() + event.delay_ms / 1000
         interrupt = self.hint("app.interrupt")
-        self.status_line.show(
-            f"Retrying ({event.attempt}/{event.max_attempts}) in {seconds}s... ({interrupt} to cancel)",
-            warning=True,
-        )
+        attempt = f"Retrying ({event.attempt}/{event.max_attempts})"
+
+        def show() -> None:
+            remaining = math.ceil(deadline - time.monotonic() - 0.05)  # 50 ms: a tick may be early
+            if remaining <= 0:
+                self._stop_retry_countdown()
+                self.status_line.show(f"{attempt}... ({interrupt} to cancel)", warning=True)
+            else:
+                self.status_line.show(f"{attempt} in {remaining}s... ({interrupt} to cancel)", warning=True)
+
+        show()
+        if event.delay_ms > 0:
+            first_tick = (event.delay_ms % 1000 or 1000) / 1000  # the moment the shown number drops
+            self._retry_countdown = self.set_timer(first_tick, lambda: self._tick_retry(show))
+
+    def _tick_retry(self, show: Callable[[], None]) -> None:
+        show()
+        if self._retrying and self._retry_countdown is not None:
+            self._retry_countdown = self.set_timer(1.0, lambda: self._tick_retry(show))
+
+    def _stop_retry_countdown(self) -> None:
+        if self._retry_countdown is not None:
+            self._retry_countdown.stop()
+            self._retry_countdown = None
 
     def retry_ended(self, event: Any) -> None:
         self._retrying = False
+        self._stop_retry_countdown()
         self.set_working(self._working)
         if not event.success:
             self.show_error(f"Retry failed after {event.attempt} attempts: {event.final_error}")

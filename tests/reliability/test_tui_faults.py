@@ -91,6 +91,31 @@ async def test_auto_retry_progress_is_one_warning_status_line_then_the_answer(tm
         await _still_usable(pilot, app)
 
 
+async def test_the_retry_countdown_ticks_every_second(tmp_path) -> None:
+    """Issue 17, defect 7: "in 3s", "in 2s", "in 1s", about a second apart, then the retry."""
+    import time
+
+    script = [[http_error(529, OVERLOADED)], [text("recovered answer")]]
+    factory, provider = fake_session_factory(str(tmp_path), script, settings={"retry": {"baseDelayMs": 3000}})
+    app = PiApp(session_factory=factory, cwd=str(tmp_path), animate=False)
+    async with app.run_test(size=(110, 30)) as pilot:
+        await wait_for(pilot, lambda: app.session is not None)
+        await pilot.press(*"hello", "enter")
+        await wait_for(pilot, lambda: _status(app).startswith("Retrying"))
+        seen = {_status(app): time.monotonic()}
+        assert _status(app) == "Retrying (1/3) in 3s... (escape to cancel)"
+        for seconds in (2, 1):
+            line = f"Retrying (1/3) in {seconds}s... (escape to cancel)"
+            await wait_for(pilot, lambda line=line: _status(app) == line, timeout=3)
+            seen[line] = time.monotonic()
+        times = list(seen.values())
+        assert all(0.6 < later - earlier < 1.6 for earlier, later in zip(times, times[1:], strict=False)), (
+            seen
+        )
+        await wait_for(pilot, lambda: "recovered answer" in _screen(app), timeout=10)
+        assert len(provider.calls) == 2
+
+
 async def test_retries_running_out_end_with_one_clear_error_line(tmp_path) -> None:
     script = [[http_error(529, OVERLOADED)]] * 3
     settings = {"retry": {"baseDelayMs": 10, "maxRetries": 2}}
