@@ -64,3 +64,41 @@ def test_term_transcript_80x24(snap_compare) -> None:
 
 def test_term_transcript_120x40(snap_compare) -> None:
     assert snap_compare(TranscriptScreenApp(), terminal_size=(120, 40))
+
+
+TABLE_AND_LISTS = """The fruit **stock**:
+
+| Name | Qty | Note |
+|:-----|----:|:----:|
+| apple | 3 | red fruit |
+| banana | 12 | long yellow one |
+| kiwi | 1 | x |
+
+Steps:
+
+- pick
+  - ripe ones
+    - not bruised
+- pack
+
+1. weigh
+   1. in grams
+2. label"""
+
+
+class MarkdownLayoutApp(App[None]):
+    def compose(self) -> ComposeResult:
+        yield Transcript()
+
+    def on_mount(self) -> None:
+        transcript = self.query_one(Transcript)
+        transcript.add_user("Show the stock as a table and the steps as a list")
+        transcript.end_assistant(AssistantMessage(content=[TextContent(text=TABLE_AND_LISTS)]))
+
+
+def test_term_markdown_table_and_nested_lists(snap_compare) -> None:
+    """Issue 17, defect 8, as pi 1.6.0 draws it: the table in grey box-drawing lines with one space
+    of padding in every cell, the header bold, a rule between every two rows;
+    "ripe ones" four columns right of "pick", "not bruised" four more; "in grams" four columns
+    right of "weigh"; bullets and numbers in the accent colour."""
+    assert snap_compare(MarkdownLayoutApp(), terminal_size=(80, 30))

@@ -6,7 +6,9 @@ What it looks like: headings bold in ``mdHeading`` (h1 underlined); ``**bold**``
 numbers, ``preserve_ordered_list_markers``) in ``mdListBullet``; block quotes behind a ``│`` in
 ``mdQuoteBorder`` with ``mdQuote`` text; rules of ``─`` in ``mdHr``; fenced code between its
 ```` ``` ```` fences (``mdCodeBlockBorder``), indented two columns and highlighted with the theme's
-``syntax*`` tokens (``mdCodeBlock`` when the language is unknown); tables with box-drawing lines.
+``syntax*`` tokens (``mdCodeBlock`` when the language is unknown); tables with box-drawing lines,
+one space of padding in every cell and a rule between rows; a list nested in a list item four
+columns right of the item's marker (pi 1.6.0's look).
 Soft line breaks stay line breaks (models write line-oriented text).
 
 An unclosed fence renders as code reaching to the end of the text without a closing fence line,
@@ -53,6 +55,10 @@ def render_markdown_strips(
     while strips and not strips[0].cell_length:
         strips.pop(0)
     return strips
+
+
+NESTED_LIST_INDENT = 4
+"""Columns from a list item's marker to the marker of a list nested in it (pi 1.6.0)."""
 
 
 class _Renderer:
@@ -121,15 +127,32 @@ class _Renderer:
             else:
                 marker = "- "
             indent = len(marker)
-            body = self.blocks(item.children, max(1, width - indent), tight=tight)
-            if not body:
-                body = [Strip.blank(0)]
+            body = self._item_body(item.children, width, indent, tight) or [(Strip.blank(0), indent)]
             if out and not tight:
                 out.append(Strip.blank(0))
-            pad = Strip.blank(indent)
-            out.append(Strip.join([Strip([Segment(marker, bullet_style)]), body[0]]))
-            out.extend(Strip.join([pad, strip]) if strip.cell_length else strip for strip in body[1:])
+            out.append(Strip.join([Strip([Segment(marker, bullet_style)]), body[0][0]]))
+            out.extend(
+                Strip.join([Strip.blank(pad), strip]) if strip.cell_length else strip
+                for strip, pad in body[1:]
+            )
         return out
+
+    def _item_body(
+        self, children: list[Any], width: int, indent: int, tight: bool
+    ) -> list[tuple[Strip, int]]:
+        """A list item's lines, each with its indent: the marker's width for the item's own text,
+        ``NESTED_LIST_INDENT`` for a list inside it (as pi 1.6.0 draws nested lists)."""
+        lines: list[tuple[Strip, int]] = []
+        for child in children:
+            nested = child.type in ("bullet_list", "ordered_list")
+            pad = max(NESTED_LIST_INDENT, indent) if nested else indent
+            rendered = self.block(child, max(1, width - pad), tight)
+            if not rendered:
+                continue
+            if lines and not tight:
+                lines.append((Strip.blank(0), 0))
+            lines.extend((strip, pad) for strip in rendered)
+        return lines
 
     def quote(self, node: Any, width: int) -> list[Strip]:
         saved = self.base
@@ -172,7 +195,9 @@ class _Renderer:
         return closing.startswith(fence[0] * len(fence)) and not closing.strip(fence[0])
 
     def table(self, node: Any, width: int) -> list[Strip]:
-        table = Table(box=box.SQUARE, show_edge=True, pad_edge=False, border_style=self.token("mdHr"))
+        table = Table(
+            box=box.SQUARE, show_edge=True, show_lines=True, pad_edge=True, border_style=self.token("mdHr")
+        )
         rows: list[list[Text]] = []
         header: list[Text] = []
         for section in node.children:
