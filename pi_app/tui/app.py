@@ -219,6 +219,15 @@ class PiApp(App[int], inherit_bindings=False):
             problems.extend(broken)
         return ThemeManager(specs, diagnostics=problems)
 
+    def discover_new_themes(self) -> None:
+        """Add the theme files that appeared in ``<agentDir>/themes`` since start-up (the /settings
+        theme list calls it; issue 17, defect 10). Known names and broken files are left alone."""
+        if self.options.no_themes:
+            return
+        found, _broken = discover_user_themes(self.agent_dir / "themes")
+        known = set(self.themes.names())
+        self.themes.add_specs(spec for spec in found if spec.name not in known)
+
     def _settings_theme(self) -> str | None:
         import json
 
@@ -556,7 +565,8 @@ class PiApp(App[int], inherit_bindings=False):
         try:
             await available_models(self)
         except Exception:
-            pass
+            return
+        self.refresh_footer(usage=False)  # "(provider) model" once several providers are known
 
     def _apply_settings(self) -> None:
         settings = self.settings

@@ -234,7 +234,8 @@ class SettingsList(SelectList):
         super().handle_key(press)
 
 
-def open_settings(app: Any) -> None:
+def open_settings(app: Any, selected: str | None = None) -> None:
+    """The /settings list; ``selected`` is the row to start on (the one a sub-list returns to)."""
     if app.settings is None:
         app.show_status("Still starting up…")
         return
@@ -247,8 +248,8 @@ def open_settings(app: Any) -> None:
 
     def choose(item: SelectItem) -> None:
         row = rows[item.value]
-        if row.opens_list:
-            open_theme_list(app, back=lambda: open_settings(app))
+        if row.opens_list:  # coming back lands on this row again, not on the first one
+            open_theme_list(app, back=lambda: open_settings(app, selected=item.value))
             return
         value = next_value(row.values(), row.get())
         error = row.apply(value)
@@ -267,11 +268,15 @@ def open_settings(app: Any) -> None:
         on_cancel=app.restore_editor,
         id="settings-selector",
     )
+    if selected is not None:
+        selector.model.select_value(selected)
     app.show_in_editor_slot(selector)
 
 
 def open_theme_list(app: Any, back: Callable[[], None] | None = None) -> None:
-    """Pick a theme with live preview; Escape restores the theme that was active."""
+    """Pick a theme with live preview; Escape restores the theme that was active. Theme files
+    added to the themes folder since start-up are offered too (no /reload needed)."""
+    app.discover_new_themes()
     original = app.themes.current
 
     def preview(item: SelectItem) -> None:
