@@ -407,9 +407,13 @@ class PiApp(App[int], inherit_bindings=False):
         session_id: str | None = None
         has_file = False
         if self.session is not None:
-            try:
-                session_id, path = await self.bridge.request(lambda s: (s.session_id, s.session_file))
-                has_file = bool(path) and os.path.isfile(path)
+            try:  # "a file" in the session store's sense: a JSONL file or a row of the SQLite store
+                session_id, has_file = await self.bridge.request(
+                    lambda s: (
+                        s.session_id,
+                        bool(s.session_file) and s.session_manager.storage.exists(s.session_file),
+                    )
+                )
             except Exception:  # the agent loop is gone: the conversation is still worth printing
                 pass
         transcript = self.transcript
