@@ -13,7 +13,9 @@
 
 ``start`` records the model in ``~/.pi/pods.json`` and writes the pod as a provider into pi's
 ``models.json`` (provider name = pod name, model id = the served name, per-model ``baseUrl``), so
-``pi --model <pod>/<name>`` reaches it; ``stop`` and ``remove`` take it out again. The endpoints'
+``pi --model <pod>/<name>`` reaches it; ``stop`` and ``remove`` take it out again. Pods set up with
+the same ``--provider <name>`` share one provider entry (and one API key): the models of every
+machine of that fleet are ``pi --model <name>/<model>``, each at its own machine's address. The endpoints'
 API key is ``PI_API_KEY`` at setup time, or a generated one; it reaches vLLM through a private
 env file on the pod (``VLLM_API_KEY``), never a command line.
 
@@ -35,6 +37,7 @@ from importlib import resources
 from pi_app.shells.pods.config import (
     Gpu,
     Pod,
+    PodsConfig,
     RunningModel,
     find_model,
     load_config,
@@ -64,12 +67,13 @@ def out(text: str = "") -> None:
 # -- models.json ---------------------------------------------------------------------------------
 
 
-def provider_entry(pod: Pod) -> dict[str, object] | None:
-    """The ``models.json`` provider for a pod's running models (None when nothing runs)."""
-    if not pod.models:
+def provider_entry(pods: list[Pod]) -> dict[str, object] | None:
+    """The ``models.json`` provider for the running models of these pods (None when nothing runs)."""
+    running_models = [(pod, name, running) for pod in pods for name, running in sorted(pod.models.items())]
+    if not running_models:
         return None
     models = []
-    for name, running in sorted(pod.models.items()):
+    for pod, name, running in running_models:
         model: dict[str, object] = {
             "id": name,
             "name": running.model,
@@ -85,17 +89,17 @@ def provider_entry(pod: Pod) -> dict[str, object] | None:
     return {
         "baseUrl": models[0]["baseUrl"],
         "api": "openai-completions",
-        "apiKey": pod.api_key,
+        "apiKey": pods[0].api_key,
         "compat": DEFAULT_COMPAT,
         "models": models,
     }
 
 
-def sync_provider(pod_name: str, pod: Pod | None) -> None:
+def sync_provider(config: PodsConfig, provider: str) -> None:
     from pi_app.ext import ModelsFileError, models_path, set_models_provider
 
     try:
-        set_models_provider(models_path(), pod_name, provider_entry(pod) if pod else None)
+        set_models_provider(models_path(), provider, provider_entry(config.pods_of(provider)))
     except ModelsFileError as exc:
         raise PodError(f"could not update models.json: {exc}") from None
 
@@ -115,7 +119,16 @@ def parse_gpus(text: str) -> list[Gpu]:
 async def setup(args: argparse.Namespace) -> int:
     config = load_config()
     target = parse_ssh_command(args.ssh)
-    api_key = os.environ.get("PI_API_KEY") or secrets.token_urlsafe(24)
+    fleet = [
+        p
+        for n, p in config.pods.items()
+        if args.provider and (p.provider or n) == args.provider and n != args.name
+    ]
+    api_key = os.environ.get("PI_API_KEY") or (fleet[0].api_key if fleet else secrets.token_urlsafe(24))
+    if fleet and api_key != fleet[0].api_key:
+        raise PodError(
+            f"PI_API_KEY differs from the key of provider {args.provider}'s other pods; one provider has one key"
+        )
     hf_token = os.environ.get("HF_TOKEN")
     if not hf_token:
         out("note: HF_TOKEN is not set: gated models (Llama, ...) will not download")
@@ -153,6 +166,7 @@ async def setup(args: argparse.Namespace) -> int:
         vllm=args.vllm,
         vllm_path=vllm_path,
         api_key=api_key,
+        provider=args.provider,
         models=previous.models if previous else {},
     )
     if config.active not in config.pods:
@@ -231,6 +245,11 @@ async def start(args: argparse.Namespace) -> int:
         vllm_args=args.vllm,
         port=args.port,
     )
+    provider = config.provider_of(pod_name)
+    if any(plan.name in other.models for other in config.pods_of(provider) if other is not pod):
+        raise PodError(
+            f"another pod of provider {provider} already serves a model named {plan.name!r} (use --name)"
+        )
     for note in plan.notes:
         out(f"note: {note}")
     gpus = f"GPU {','.join(map(str, plan.gpus))}" if plan.gpus else "no GPU pinning"
@@ -248,7 +267,7 @@ async def start(args: argparse.Namespace) -> int:
             reasoning=plan.reasoning,
         )
         save_config(config)
-        sync_provider(pod_name, pod)
+        sync_provider(config, config.provider_of(pod_name))
         try:
             state = await _watch(pod_ssh, plan.name, pid, args.timeout)
         except (KeyboardInterrupt, asyncio.CancelledError):
@@ -258,7 +277,7 @@ async def start(args: argparse.Namespace) -> int:
             await _stop_process(pod_ssh, pid)
             del pod.models[plan.name]
             save_config(config)
-            sync_provider(pod_name, pod)
+            sync_provider(config, config.provider_of(pod_name))
             out(
                 f"\n{plan.name} failed to start (log above). Try a smaller --context, --memory 80%, "
                 "more --gpus, or a quantised model."
@@ -271,7 +290,7 @@ async def start(args: argparse.Namespace) -> int:
         )
     else:
         out(f"\n{plan.name} is running at {base_url}")
-    out(f"Use it:  pi --model {pod_name}/{plan.name}")
+    out(f"Use it:  pi --model {config.provider_of(pod_name)}/{plan.name}")
     out(
         f"Other clients: OPENAI_BASE_URL={base_url} OPENAI_API_KEY=<apiKey in ~/.pi/pods.json> OPENAI_MODEL={plan.name}"
     )
@@ -295,7 +314,7 @@ async def stop(args: argparse.Namespace) -> int:
             pod.models.pop(name, None)
             out(f"Stopped {name} on {pod_name}")
     save_config(config)
-    sync_provider(pod_name, pod)
+    sync_provider(config, config.provider_of(pod_name))
     return 0
 
 
@@ -428,11 +447,12 @@ async def remove(args: argparse.Namespace) -> int:
     pod_name, pod = pick_pod(config, args.pod_name)
     if pod.models:
         out(f"note: {len(pod.models)} model(s) may still run on {pod_name}; pi pods stop first to end them")
+    provider = config.provider_of(pod_name)
     del config.pods[pod_name]
     if config.active == pod_name:
         config.active = next(iter(config.pods), None)
     save_config(config)
-    sync_provider(pod_name, None)
+    sync_provider(config, provider)
     out(f"Removed {pod_name}")
     return 0
 
@@ -451,6 +471,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--models-path", help="where model weights are cached on the pod (HF_HOME)")
     p.add_argument("--vllm", choices=("release", "nightly"), default="release")
     p.add_argument("--host", help="address clients use for the endpoints (default: the SSH peer)")
+    p.add_argument("--provider", help="the models.json provider to join (pods of one provider share it)")
     p.set_defaults(run=setup)
     p = sub.add_parser("start", help="start a model with vLLM")
     p.add_argument("model")

@@ -6,7 +6,7 @@
      "pods": {"gpu1": {"ssh": "ssh -p 22 root@1.2.3.4", "host": "1.2.3.4",
                        "gpus": [{"id": 0, "name": "NVIDIA H100 80GB HBM3", "memory": "81559 MiB"}],
                        "modelsPath": "/mnt/models", "vllm": "release", "vllmPath": "/root/.pi-pods/venv/bin/vllm",
-                       "apiKey": "...",
+                       "apiKey": "...", "provider": "fleet",
                        "models": {"qwen3-coder": {"model": "Qwen/Qwen3-Coder-30B-A3B-Instruct", "port": 8001,
                                                    "gpus": [0, 1], "pid": 4242, "api": "openai-completions"}}}}}
 
@@ -56,12 +56,21 @@ class Pod(_Schema):
     vllm: str = "release"
     vllm_path: str = "vllm"
     api_key: str
+    provider: str | None = None  # the models.json provider it belongs to (default: the pod's name)
     models: dict[str, RunningModel] = Field(default_factory=dict)
 
 
 class PodsConfig(_Schema):
     active: str | None = None
     pods: dict[str, Pod] = Field(default_factory=dict)
+
+    def provider_of(self, pod_name: str) -> str:
+        pod = self.pods.get(pod_name)
+        return (pod.provider if pod is not None else None) or pod_name
+
+    def pods_of(self, provider: str) -> list[Pod]:
+        """The pods behind one provider entry, in the file's order."""
+        return [pod for name, pod in self.pods.items() if (pod.provider or name) == provider]
 
 
 def config_path() -> Path:

@@ -73,3 +73,22 @@ def test_ssh_commands() -> None:
     assert parse_ssh_command("box").host == "box"
     with pytest.raises(PodError, match="after the host"):
         parse_ssh_command("ssh root@h uptime")
+
+
+def test_pods_of_one_provider_share_one_models_json_entry() -> None:
+    from pi_app.shells.pods.commands import provider_entry
+    from pi_app.shells.pods.config import PodsConfig
+
+    a, b = _pod(2), _pod(1)
+    a.host, b.host, a.provider, b.provider = "10.0.0.1", "10.0.0.2", "fleet", "fleet"
+    a.models["coder"] = RunningModel(model="Qwen/Qwen3-Coder-30B-A3B-Instruct", port=8001, gpus=[0, 1], pid=1)
+    b.models["small"] = RunningModel(model="some/small", port=8001, gpus=[0], pid=2)
+    config = PodsConfig(pods={"a": a, "b": b, "solo": _pod(1)})
+    assert config.provider_of("a") == "fleet" and config.provider_of("solo") == "solo"
+    entry = provider_entry(config.pods_of("fleet"))
+    assert entry is not None
+    assert [(m["id"], m["baseUrl"]) for m in entry["models"]] == [
+        ("coder", "http://10.0.0.1:8001/v1"),
+        ("small", "http://10.0.0.2:8001/v1"),
+    ]
+    assert provider_entry(config.pods_of("solo")) is None  # nothing runs there

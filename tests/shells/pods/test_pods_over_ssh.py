@@ -130,3 +130,41 @@ def test_an_unknown_host_key_is_refused_with_one_line(pod: Pod) -> None:
     [line] = setup.stderr.strip().splitlines()
     assert line.startswith("pi pods: host key of") and "known_hosts" in line
     assert not (pod.local_home / ".pi" / "pods.json").exists()
+
+
+def test_two_pods_behind_one_provider(pod: Pod) -> None:
+    for name in ("gpu1", "gpu2"):
+        setup = pod.pi("pods", "setup", name, pod.ssh_command, "--provider", "fleet")
+        assert setup.returncode == 0, setup.stderr
+    pods = json.loads((pod.local_home / ".pi" / "pods.json").read_text())["pods"]
+    assert pods["gpu1"]["apiKey"] == pods["gpu2"]["apiKey"]  # one provider, one key
+    (pod.remote_home / "fake-turns.json").write_text(json.dumps([["text 'from the fleet'"]]))
+    ports = [_free_port(), _free_port()]
+    for name, model, port in (("gpu1", "big", ports[0]), ("gpu2", "small", ports[1])):
+        start = pod.pi(
+            "pods",
+            "start",
+            "some/model",
+            "--name",
+            model,
+            "--pod",
+            name,
+            "--port",
+            str(port),
+            "--timeout",
+            "60",
+        )
+        assert start.returncode == 0, start.stdout + start.stderr
+        assert f"pi --model fleet/{model}" in start.stdout
+    taken = pod.pi(
+        "pods", "start", "some/model", "--name", "big", "--pod", "gpu2", "--port", str(_free_port())
+    )
+    assert taken.returncode == 1 and "already serves a model named 'big'" in taken.stderr
+    providers = _models_json(pod)["providers"]
+    assert set(providers) == {"fleet"}
+    assert [m["id"] for m in providers["fleet"]["models"]] == ["big", "small"]
+    answer = pod.pi("-p", "--no-session", "--model", "fleet/small", "hello")
+    assert answer.returncode == 0 and answer.stdout.strip() == "from the fleet", answer.stderr
+    for name in ("gpu1", "gpu2"):
+        assert pod.pi("pods", "stop", "--pod", name).returncode == 0
+    assert "fleet" not in _models_json(pod)["providers"]
