@@ -22,11 +22,10 @@ state, a public attribute (spec 70 R-SEAM-05).
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -461,7 +460,7 @@ class Runner:
                 run.post_thread(f"_Usage: {run.tokens} tokens, ${run.cost:.4f}_", "posting the usage")
         await run.queue.flush()
 
-    def _poster(self, run: _Run, text: str) -> Callable[[], asyncio.Future[object] | object]:
+    def _poster(self, run: _Run, text: str) -> Callable[[], Awaitable[None]]:
         async def post() -> None:
             await self.transport.post(run.channel, text, run.reply_thread)
 
