@@ -86,3 +86,32 @@ async def test_tree_back_offers_restore_with_a_diff_and_asks_before_overwriting_
         assert (project / "a.txt").read_text() == "my own words\n"
         assert not (project / "gone.txt").exists()
         assert (project / "hand.txt").read_text() == "untouched\n"
+
+
+async def test_fork_at_the_changing_prompt_offers_the_files_as_they_were_before_it(tmp_path: Path) -> None:
+    from pi_app.tui.selectors.fork import ForkSelector
+
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "a.txt").write_text("line one\n")
+    (project / "gone.txt").write_text("keep me\n")
+    app, _ = make_app(tmp_path / "sessions", cwd=str(project), script=SCRIPT)
+    async with app.run_test(size=(100, 36)) as pilot:
+        await wait_for(pilot, lambda: app.session is not None)
+        await submit(app, pilot, "hi")
+        await wait_for(pilot, lambda: "Hello." in _notes(app) and not app.is_working)
+        await submit(app, pilot, "change things")
+        await wait_for(pilot, lambda: "Edited and removed." in _notes(app) and not app.is_working)
+        first_file = app.session.session_file
+
+        await submit(app, pilot, "/fork")
+        await wait_for(pilot, lambda: selector(app, ForkSelector) is not None)
+        await pilot.press("enter")  # the newest prompt, "change things": the fork holds what came before
+        await wait_for(
+            pilot, lambda: (s := selector(app, ChoiceSelector)) is not None and "Restore" in s.title
+        )
+        assert app.session.session_file != first_file and app.editor.text == "change things"
+        await pilot.press("enter")  # Restore files
+        await wait_for(pilot, lambda: "Restored 2 files" in _notes(app))
+        assert (project / "a.txt").read_text() == "line one\n"
+        assert (project / "gone.txt").read_text() == "keep me\n"

@@ -22,9 +22,12 @@ def _files(n: int) -> str:
 
 
 async def offer_file_restore(
-    app: Any, from_id: str | None, to_id: str | None, request: Any, keys: Any
+    app: Any, from_id: str | None, to_id: str | None, request: Any, keys: Any, plan: Any = None
 ) -> None:
-    plan = await request(app, lambda s: s.plan_file_restore(from_id, to_id))
+    """Ask and restore; ``plan`` when it was made before the move (``/fork`` plans in the session
+    it leaves, whose checkpoints the new session does not all have)."""
+    if plan is None:
+        plan = await request(app, lambda s: s.plan_file_restore(from_id, to_id))
     if not plan:
         return
     if not plan.changes:

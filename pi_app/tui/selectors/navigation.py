@@ -241,12 +241,21 @@ async def fork_flow(app: Any) -> None:
     app.restore_editor()
     if not isinstance(answer, ForkSelector.Selected):
         return
+
+    def plan_for_fork(session: Any) -> Any:  # the files at the fork point, known to this session
+        entry = session.session_manager.get_entry(answer.entry_id)
+        parent = entry.parent_id if entry is not None else None
+        return session.plan_file_restore(session.session_manager.get_leaf_id(), parent)
+
+    plan = await request(app, plan_for_fork)
     result = await request(app, lambda s: s.fork(answer.entry_id))
     if result.cancelled:
         return
     rebuild_after_move(app)
     _set_editor_text(app, result.selected_text or "")
     app.show_status("Branched to new session")
+    if plan:
+        await offer_file_restore(app, None, None, request, keys_of(app), plan=plan)
 
 
 def clone_command(app: Any, args: str) -> None:
