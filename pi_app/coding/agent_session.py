@@ -137,6 +137,18 @@ def clamp_level(model: Model | None, level: str) -> str:
     return clamp_thinking_level(model, level)
 
 
+def _server_retry_after_ms(message: AssistantMessage) -> int:
+    """The delay the server asked for (``retry-after``) on the failed request, else 0."""
+    for entry in reversed(getattr(message, "diagnostics", None) or []):
+        if (
+            isinstance(entry, dict)
+            and entry.get("type") == "retryAfter"
+            and isinstance(entry.get("delayMs"), int)
+        ):
+            return entry["delayMs"]
+    return 0
+
+
 class AgentSession(SessionSwitchingMixin):
     def __init__(
         self,
@@ -566,7 +578,9 @@ class AgentSession(SessionSwitchingMixin):
             attempt, self._retry_attempt = self._retry_attempt - 1, 0
             await self._emit(AutoRetryEndEvent(False, attempt, message.error_message))
             return "exhausted"
-        delay = backoff_delay_ms(retry.base_delay_ms, self._retry_attempt)
+        delay = max(
+            backoff_delay_ms(retry.base_delay_ms, self._retry_attempt), _server_retry_after_ms(message)
+        )
         await self._emit(
             AutoRetryStartEvent(self._retry_attempt, retry.max_retries, delay, message.error_message or "")
         )

@@ -291,6 +291,11 @@ def with_request_limits(stream_fn: Any, settings_manager: Any) -> Any:
     stalled stream ends with "Request timed out" instead of hanging; ``retry.provider.maxRetries``
     and ``maxRetryDelayMs`` go to L1's retry loop. Settings are read per request, so changes apply
     at once.
+
+    One retry budget (issue 19 item 9): the session's auto-retry (``retry.maxRetries``, with the
+    backoff the user sees) is the only retry unless ``retry.provider.maxRetries`` asks for more, as
+    in pi 1.6.0, whose provider retries default to 0. L1 alone still retries twice by default;
+    under a session that multiplied to 12 requests for one failing prompt.
     """
     import dataclasses
 
@@ -305,7 +310,9 @@ def with_request_limits(stream_fn: Any, settings_manager: Any) -> Any:
             timeout = provider.timeout_ms
         wanted = {
             "timeout_ms": timeout,
-            "max_retries": provider.max_retries if provider is not None else None,
+            "max_retries": provider.max_retries
+            if provider is not None and provider.max_retries is not None
+            else 0,
             "max_retry_delay_ms": provider.max_retry_delay_ms if provider is not None else None,
         }
         base = options if options is not None else SimpleStreamOptions()

@@ -110,7 +110,9 @@ async def test_529_is_retried_then_reported() -> None:
     result = await models.complete(models.get_model("anthropic", "claude-sonnet-4-5"), ctx())
     assert len(server.requests) == 3
     assert result.error_message == "529 overloaded_error: Overloaded"
-    assert [d["status"] for d in result.diagnostics] == [529, 529]
+    assert [d["status"] for d in result.diagnostics if d["type"] == "retry"] == [529, 529]
+    # retries spent: the server's last retry-after is handed on to a caller that retries itself
+    assert result.diagnostics[-1] == {"type": "retryAfter", "status": 529, "delayMs": 0}
 
 
 async def test_hooks_payload_and_transform_headers() -> None:

@@ -151,7 +151,7 @@ def test_connection_failures_do_not_echo_keys(tmp_path: Path) -> None:
 def test_a_server_echoing_the_key_in_its_error_gets_it_redacted(tmp_path: Path) -> None:
     """Proxies and some servers quote the key they rejected; the error text is stored and shown."""
     pi_home = PiHome.make(tmp_path)
-    pi_home.write_settings({"retry": {"enabled": False}})
+    pi_home.write_settings({"retry": {"enabled": False, "provider": {"maxRetries": 1}}})
     results = []
     with FakeLLMServer() as server:
         _configure(pi_home, server.base_url)

@@ -3,7 +3,9 @@
 ``open_stream`` posts a JSON body and returns the 2xx response with its body not yet read. Before
 that point it retries connect failures, timeouts waiting for headers and the statuses 408, 409,
 429, 500, 502, 503, 504 and 529, honouring ``retry-after-ms`` / ``retry-after`` (seconds or an
-HTTP date); every retry is recorded in the caller's diagnostics list. Once a 2xx body is being
+HTTP date); every retry is recorded in the caller's diagnostics list. When its own retries are
+spent (a caller such as the agent session may ask for none) a ``retryAfter`` diagnostic carries the
+server's requested delay to the caller's retry. Once a 2xx body is being
 consumed nothing is retried. Failures raise ``TransportError`` whose text follows R-AI-26/27 so
 that L3 can classify it (retryable, context overflow) by text; an abort raises ``RequestAborted``.
 
@@ -317,7 +319,7 @@ async def open_stream(
             finally:
                 await response.aclose()
             failure = redact_credentials(format_http_error(status, body_text), secrets)
-            if status not in RETRYABLE_STATUSES or attempt >= max_retries:
+            if status not in RETRYABLE_STATUSES:
                 raise TransportError(failure)
             hinted = retry_after_seconds(response.headers)
             if hinted is not None and max_delay_ms and hinted * 1000 > max_delay_ms:
@@ -325,6 +327,12 @@ async def open_stream(
                     f"Server requested {format_seconds(hinted)}s retry delay "
                     f"(max: {format_seconds(max_delay_ms / 1000)}s). {failure}"
                 )
+            if attempt >= max_retries:  # the caller retries (if at all): it gets the server's wish
+                if hinted is not None:
+                    diagnostics.append(
+                        {"type": "retryAfter", "status": status, "delayMs": round(hinted * 1000)}
+                    )
+                raise TransportError(failure)
             delay = hinted if hinted is not None else backoff_seconds(attempt)
             await _wait_retry(diagnostics, attempt, status, delay, failure, signal)
             attempt += 1

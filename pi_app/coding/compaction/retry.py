@@ -18,7 +18,7 @@ def _retryable_pattern() -> re.Pattern[str]:
     return re.compile(
         r"overloaded|rate.?limit|too many requests|429|500|502|503|504|service.?unavailable|server.?error"
         r"|internal.?error|connection.?error|connection.?refused|other side closed|fetch failed"
-        r"|upstream.?connect|reset before headers|terminated|retry delay",
+        r"|upstream.?connect|reset before headers|terminated|retry delay|timed out",
         re.IGNORECASE,
     )
 
