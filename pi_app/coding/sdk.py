@@ -284,6 +284,12 @@ async def create_agent_session(
     return CreatedSession(session=session, warnings=warnings, model_fallback_message=fallback_message)
 
 
+# pi 1.6.0's httpIdleTimeoutMs default: the longest wait for the headers, for a read, and (issue 19
+# item 10) between two stream events, after which the request fails with "Request timed out" and is
+# retried like any other error.
+DEFAULT_HTTP_IDLE_TIMEOUT_MS = 300_000
+
+
 def with_request_limits(stream_fn: Any, settings_manager: Any) -> Any:
     """Fill each request's transport limits from settings unless the caller set them (R-RETRY-09).
 
@@ -308,6 +314,8 @@ def with_request_limits(stream_fn: Any, settings_manager: Any) -> Any:
         timeout = idle_getter() if idle_getter is not None else None
         if timeout is None and provider is not None:
             timeout = provider.timeout_ms
+        if timeout is None:
+            timeout = DEFAULT_HTTP_IDLE_TIMEOUT_MS
         wanted = {
             "timeout_ms": timeout,
             "max_retries": provider.max_retries

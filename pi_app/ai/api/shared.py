@@ -370,7 +370,8 @@ class WireApi:
             diagnostics = []
             builder.start()
             parser = self.create_parser(builder, model, context, options)
-            timeout_ms = getattr(options, "timeout_ms", None) or DEFAULT_TIMEOUT_MS
+            timeout_ms = getattr(options, "timeout_ms", None)
+            timeout_ms = DEFAULT_TIMEOUT_MS if timeout_ms is None else timeout_ms
             await race_abort(_read_body(handle.response, parser, timeout_ms), signal)
             builder.finish()
         except RequestAborted:
@@ -392,10 +393,21 @@ class WireApi:
 
 
 async def _read_body(response: httpx.Response, parser: SseParser, timeout_ms: int) -> None:
+    """Feed the SSE body to ``parser``. ``timeout_ms`` bounds each read and also the time between
+    two events, so a server that trickles a byte now and then without ever finishing an event
+    cannot hold the request open for ever (issue 19 item 10)."""
     decoder = SseDecoder()
+    loop = asyncio.get_running_loop()
+    idle_s = timeout_ms / 1000 if timeout_ms > 0 else None
+    last_event = loop.time()
     try:
         async for chunk in response.aiter_raw():
-            for event in decoder.feed(chunk):
+            events = decoder.feed(chunk)
+            if events:
+                last_event = loop.time()
+            elif idle_s is not None and loop.time() - last_event > idle_s:
+                raise StreamFailure(timeout_text(timeout_ms))
+            for event in events:
                 if event.data.strip() == "[DONE]":
                     parser.end_of_stream()
                     return

@@ -279,10 +279,14 @@ async def open_stream(
                 "POST", url, headers=headers, content=body, params=params, timeout=timeout
             )
             try:
-                response = await race_abort(client.send(request, stream=True), signal)
+                # the whole wait for the status line and headers is bounded, not only each read
+                sending = client.send(request, stream=True)
+                response = await race_abort(
+                    asyncio.wait_for(sending, timeout_s) if timeout_s else sending, signal
+                )
             except RequestAborted:
                 raise
-            except httpx.TimeoutException as exc:
+            except (httpx.TimeoutException, TimeoutError) as exc:
                 text = timeout_text(timeout_ms) if not isinstance(exc, httpx.ConnectTimeout) else None
                 failure = redact_credentials(text or connection_error_text(exc), secrets)
                 if attempt < max_retries:
