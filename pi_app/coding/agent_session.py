@@ -176,6 +176,7 @@ class AgentSession(SessionSwitchingMixin):
         self.no_model_message = no_model_message or "No model configured."
         self._listeners: list[SessionListener] = []
         self.save_error: str | None = None
+        self._queue_shown: QueueUpdateEvent | None = None  # the queues as the last queue_update told
         self.on_save_error: list[Callable[[str], None]] = []
         self._unsubscribe_agent = agent.subscribe(self._on_agent_event)
         self._disposed = False
@@ -343,6 +344,10 @@ class AgentSession(SessionSwitchingMixin):
         kind = event.type
         if kind == "message_start" and getattr(event.message, "role", None) == "user":
             self._overflow_attempted = False
+            steering, follow_ups = self.agent.queued_messages()
+            if (steering or follow_ups or self._queue_shown is not None) and self._queue_changed():
+                # the loop took a queued message: say so before it starts, as pi 1.6.0 does
+                await self._emit(self._queue_event())
         elif kind == "message_end":
             message = event.message
             self._persist(message)
@@ -514,9 +519,17 @@ class AgentSession(SessionSwitchingMixin):
         self._emit_soon(self._queue_event())
         return [_text_of(m) for m in removed]
 
+    def _queue_changed(self) -> bool:
+        steering, follow_ups = self.agent.queued_messages()
+        shown = self._queue_shown
+        now = ([_text_of(m) for m in steering], [_text_of(m) for m in follow_ups])
+        return shown is None or (list(shown.steering), list(shown.follow_up)) != now
+
     def _queue_event(self) -> QueueUpdateEvent:
         steering, follow_ups = self.agent.queued_messages()
-        return QueueUpdateEvent([_text_of(m) for m in steering], [_text_of(m) for m in follow_ups])
+        event = QueueUpdateEvent([_text_of(m) for m in steering], [_text_of(m) for m in follow_ups])
+        self._queue_shown = event
+        return event
 
     async def _run(self, start: Callable[[], Awaitable[None]]) -> None:
         self._active_runs += 1

@@ -71,6 +71,33 @@ async def test_steer_while_streaming_is_accepted_and_reported_in_a_queue_update(
     await h.close()
 
 
+async def test_the_queue_draining_is_reported_before_the_queued_message_starts(cwd: str) -> None:
+    """Issue 19 item 11: pi 1.6.0 sends queue_update (now empty) right before the queued message."""
+    h = await make_harness(cwd, [[delay(0.3), text("one")], [text("two")], [text("three")]])
+    h.send({"id": "p", "type": "prompt", "message": "go"})
+    await h.wait_for(lambda x: x.get("type") == "agent_start")
+    h.send({"id": "s", "type": "steer", "message": "m"})
+    h.send({"id": "f", "type": "follow_up", "message": "later"})
+    await h.response("f")
+    await h.wait_for(lambda x: x.get("type") == "agent_end")
+    shown = [
+        (x["steering"], x["followUp"]) if x["type"] == "queue_update" else x["message"]["content"][0]["text"]
+        for x in h.lines()
+        if x.get("type") == "queue_update"
+        or (x.get("type") == "message_start" and x["message"]["role"] == "user")
+    ]
+    assert shown == [
+        "go",
+        (["m"], []),
+        (["m"], ["later"]),
+        ([], ["later"]),
+        "m",
+        ([], []),
+        "later",
+    ]
+    await h.close()
+
+
 async def test_clear_queue_returns_both_queues(cwd: str) -> None:
     h = await make_harness(cwd, [[delay(0.5), text("one")], [text("x")], [text("y")]])
     h.send({"id": "p", "type": "prompt", "message": "go"})
