@@ -125,7 +125,7 @@ async def test_models_json_errors_keep_builtins(models_json, builtins) -> None:
     registry = make(models_json(data), builtins)
     assert (
         registry.get_error()
-        == f'Provider p: "apiKey" is required when defining custom models.\n\nFile: {path}'
+        == f'Provider p: "apiKey" is required when defining custom models.\nSkipped provider(s): p.\n\nFile: {path}'
     )
     assert registry.find("p", "m") is None
     assert len(registry.get_all()) == 5

@@ -137,8 +137,21 @@ def test_semantic_errors_use_the_spec_texts(tmp_path: Path) -> None:
     for name, (provider, message) in cases.items():
         path = write(tmp_path / f"{name}.json", {"providers": {"p": provider}})
         config, error = load_models_config(path)
-        assert config is None
-        assert error == f"{message}\n\nFile: {path}", name
+        assert config is not None and config.providers == {}  # only that provider is left out
+        assert error == f"{message}\nSkipped provider(s): p.\n\nFile: {path}", name
+
+
+def test_a_provider_without_api_key_is_skipped_and_the_others_kept(tmp_path: Path) -> None:
+    """Issue 19 item 11: one provider missing ``apiKey`` used to hide every custom provider."""
+    good = {"baseUrl": "http://x", "apiKey": "k", "api": "openai-completions", "models": [{"id": "g"}]}
+    keyless = {"baseUrl": "http://y", "api": "openai-completions", "models": [{"id": "n"}]}
+    path = write(tmp_path / "m.json", {"providers": {"good": good, "keyless": keyless}})
+    config, error = load_models_config(path)
+    assert config is not None and list(config.providers) == ["good"]
+    assert error is not None and error.splitlines()[:2] == [
+        'Provider keyless: "apiKey" is required when defining custom models.',
+        "Skipped provider(s): keyless.",
+    ]
 
 
 def test_override_only_entries_may_be_just_a_key_or_headers(tmp_path: Path) -> None:

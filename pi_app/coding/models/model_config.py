@@ -196,39 +196,51 @@ def format_schema_errors(error: ValidationError) -> list[str]:
 
 
 def semantic_error(config: ModelsConfig, builtin_provider_ids: Iterable[str] = ()) -> str | None:
-    """R-MOD-03. Built-in providers may add models without ``baseUrl``/``apiKey``/``api``."""
+    """R-MOD-03. Built-in providers may add models without ``baseUrl``/``apiKey``/``api``. The
+    first problem found, or None."""
+    problems = provider_problems(config, builtin_provider_ids)
+    return next(iter(problems.values()), None)
+
+
+def provider_problems(config: ModelsConfig, builtin_provider_ids: Iterable[str] = ()) -> dict[str, str]:
+    """Each provider of ``config`` that cannot be used, with the one line saying why."""
     builtins = set(builtin_provider_ids)
+    out: dict[str, str] = {}
     for name, provider in config.providers.items():
-        is_builtin = name in builtins
-        models = provider.models or []
-        if not models:
-            has_override = any(
-                value is not None
-                for value in (
-                    provider.base_url,
-                    provider.headers,
-                    provider.api_key,
-                    provider.compat,
-                    provider.model_overrides,
-                )
+        problem = _provider_problem(name, provider, name in builtins)
+        if problem:
+            out[name] = problem
+    return out
+
+
+def _provider_problem(name: str, provider: Any, is_builtin: bool) -> str | None:
+    models = provider.models or []
+    if not models:
+        has_override = any(
+            value is not None
+            for value in (
+                provider.base_url,
+                provider.headers,
+                provider.api_key,
+                provider.compat,
+                provider.model_overrides,
             )
-            if not has_override:
-                return f'Provider {name}: must specify "baseUrl", "compat", "modelOverrides", or "models".'
-            continue
-        if not is_builtin:
-            if not provider.base_url:
-                return f'Provider {name}: "baseUrl" is required when defining custom models.'
-            if not provider.api_key:
-                return f'Provider {name}: "apiKey" is required when defining custom models.'
-        for model in models:
-            if not model.api and not provider.api and not is_builtin:
-                return (
-                    f'Provider {name}, model {model.id}: no "api" specified. Set at provider or model level.'
-                )
-            if model.context_window is not None and model.context_window <= 0:
-                return f"Provider {name}, model {model.id}: invalid contextWindow"
-            if model.max_tokens is not None and model.max_tokens <= 0:
-                return f"Provider {name}, model {model.id}: invalid maxTokens"
+        )
+        if not has_override:
+            return f'Provider {name}: must specify "baseUrl", "compat", "modelOverrides", or "models".'
+        return None
+    if not is_builtin:
+        if not provider.base_url:
+            return f'Provider {name}: "baseUrl" is required when defining custom models.'
+        if not provider.api_key:
+            return f'Provider {name}: "apiKey" is required when defining custom models.'
+    for model in models:
+        if not model.api and not provider.api and not is_builtin:
+            return f'Provider {name}, model {model.id}: no "api" specified. Set at provider or model level.'
+        if model.context_window is not None and model.context_window <= 0:
+            return f"Provider {name}, model {model.id}: invalid contextWindow"
+        if model.max_tokens is not None and model.max_tokens <= 0:
+            return f"Provider {name}, model {model.id}: invalid maxTokens"
     return None
 
 
@@ -247,9 +259,13 @@ def parse_models_config(
     except ValidationError as exc:
         lines = "\n".join(format_schema_errors(exc))
         return None, f"Invalid models.json schema:\n{lines}\n\n{file_line}"
-    problem = semantic_error(config, builtin_provider_ids)
-    if problem:
-        return None, f"{problem}\n\n{file_line}"
+    problems = provider_problems(config, builtin_provider_ids)
+    if problems:  # only the broken providers are left out (issue 19 item 11): the rest still work
+        kept = {k: v for k, v in config.providers.items() if k not in problems}
+        config = config.model_copy(update={"providers": kept})
+        skipped = ", ".join(problems)
+        lines = "\n".join(problems.values())
+        return config, f"{lines}\nSkipped provider(s): {skipped}.\n\n{file_line}"
     return config, None
 
 
