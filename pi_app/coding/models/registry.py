@@ -29,6 +29,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from pi_app.ai.auth.resolve import ModelsError
 from pi_app.ai.auth.types import (
     AuthCheck,
     AuthContext,
@@ -224,6 +225,13 @@ class LayeredApiKeyAuth:
             key = await resolve_value_in(self.configured_key, ctx.env)
             if key:
                 result = AuthResult(auth={"apiKey": key}, source="models.json")
+            elif is_command(self.configured_key):  # say which command failed (issue 19 item 11)
+                command = self.configured_key[1:].strip()
+                raise ModelsError(
+                    "auth",
+                    f"API key auth failed for provider {self.name}: Failed to resolve API key for provider "
+                    f'"{self.name}" from shell command: {command} (it failed or printed nothing)',
+                )
         if result is not None and self.auth_header and result.auth.get("apiKey"):
             headers = dict(result.auth.get("headers") or {})
             headers["Authorization"] = f"Bearer {result.auth['apiKey']}"
