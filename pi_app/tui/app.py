@@ -175,11 +175,15 @@ class PiApp(App[int], inherit_bindings=False):
         if self._commands is None:
             from pi_app.tui.commands import builtin_registry
             from pi_app.tui.selectors.models import model_argument_completions
+            from pi_app.tui.selectors.thinking import thinking_argument_completions
 
             self._commands = builtin_registry()
             model_command = self._commands.find("model")
             if model_command is not None:
                 model_command.get_argument_completions = model_argument_completions(self)
+            thinking = self._commands.find("thinking")
+            if thinking is not None:
+                thinking.get_argument_completions = thinking_argument_completions(self)
         return self._commands
 
     # -- construction helpers -------------------------------------------------------------------

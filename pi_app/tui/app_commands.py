@@ -27,6 +27,12 @@ async def _model(app: Any, args: str) -> None:
     await model_command(app, args)
 
 
+async def _thinking(app: Any, args: str) -> None:
+    from pi_app.tui.selectors.thinking import thinking_command
+
+    await thinking_command(app, args)
+
+
 async def _scoped_models(app: Any, args: str) -> None:
     from pi_app.tui.selectors.scoped_models import open_scoped_models
 
@@ -209,6 +215,11 @@ def _debug(app: Any, args: str) -> None:
 def register(registry: CommandRegistry) -> None:
     registry.add(SlashCommand("settings", "Open settings menu", _settings))
     registry.add(SlashCommand("model", "Select model (opens selector UI)", _model, argument_hint="[search]"))
+    registry.add(
+        SlashCommand(
+            "thinking", "Set the thinking level (opens selector UI)", _thinking, argument_hint="[level]"
+        )
+    )
     registry.add(SlashCommand("scoped-models", "Enable/disable models for Ctrl+P cycling", _scoped_models))
     registry.add(
         SlashCommand(

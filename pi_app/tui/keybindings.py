@@ -134,6 +134,7 @@ ACTIONS: tuple[Action, ...] = (
     _a("app.tree.filter.cycleBackward", None, "Cycle filter backward", "Tree"),
     # scoped models selector
     _a("app.models.save", None, "Save the model selection", "Models"),
+    _a("app.thinking.save", None, "Save the thinking level as the default (/thinking)", "Models"),
     _a("app.models.enableAll", None, "Enable all models", "Models"),
     _a("app.models.clearAll", None, "Clear all models", "Models"),
     _a("app.models.toggleProvider", None, "Toggle the current provider", "Models"),
