@@ -240,6 +240,35 @@ async def paste_image(app: Any) -> None:
         app.editor.insert(path)
 
 
+# -- copying (R-CMD-04; 1.6.0's app.message.copy) --------------------------------------------------
+
+
+async def copy_last_assistant_message(app: Any) -> None:
+    """``/copy``: the last assistant message's text to the clipboard (OSC 52 and the platform tool)."""
+    import asyncio
+
+    from pi_app.tui.clipboard import copy_text_with_tool
+
+    text = app.session.get_last_assistant_text() if app.session is not None else None
+    if not text:
+        app.show_error("No agent messages to copy yet.")
+        return
+    app.copy_to_clipboard(text)
+    await asyncio.to_thread(copy_text_with_tool, text)
+    app.show_status("Copied last agent message to clipboard")
+
+
+async def copy_message(app: Any) -> None:
+    """Ctrl+X: the transcript selection when there is one, else the last assistant message."""
+    selected = app.screen.get_selected_text()
+    if selected:
+        app.copy_to_clipboard(selected)
+        app.screen.clear_selection()
+        app.show_status("Copied selection to clipboard")
+        return
+    await copy_last_assistant_message(app)
+
+
 def debug_dump(app: Any) -> None:
     from pi_app.tui.debug import write_debug_log
 
@@ -261,6 +290,7 @@ ACTION_HANDLERS: dict[str, Callable[[Any], Any]] = {
     "app.editor.external": external_editor,
     "app.message.dequeue": dequeue,
     "app.clipboard.pasteImage": paste_image,
+    "app.message.copy": copy_message,
     "app.session.new": _command("new"),
     "app.session.tree": _command("tree"),
     "app.session.fork": _command("fork"),

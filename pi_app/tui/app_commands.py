@@ -83,19 +83,9 @@ async def _compact(app: Any, args: str) -> None:
 
 
 async def _copy(app: Any, args: str) -> None:
-    import asyncio
+    from pi_app.tui.actions import copy_last_assistant_message
 
-    from pi_app.tui.clipboard import copy_text_with_tool
-
-    text = None
-    if app.session is not None:
-        text = app.session.get_last_assistant_text()
-    if not text:
-        app.show_error("No agent messages to copy yet.")
-        return
-    app.copy_to_clipboard(text)
-    await asyncio.to_thread(copy_text_with_tool, text)
-    app.show_status("Copied last agent message to clipboard")
+    await copy_last_assistant_message(app)
 
 
 async def _share(app: Any, args: str) -> None:

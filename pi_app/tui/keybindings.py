@@ -94,6 +94,7 @@ ACTIONS: tuple[Action, ...] = (
     _a("app.model.select", "selectModel", "Open model selector", "Other"),
     _a("app.tools.expand", "expandTools", "Collapse or expand tool output", "Other"),
     _a("app.thinking.toggle", "toggleThinking", "Hide or show thinking blocks", "Other"),
+    _a("app.message.copy", None, "Copy the selection or the last answer", "Other"),
     _a("app.message.followUp", "followUp", "Queue follow-up message", "Other"),
     _a("app.message.dequeue", "dequeue", "Restore queued messages to editor", "Other"),
     _a("app.session.new", "newSession", "Start a new session", "Other"),

@@ -413,6 +413,10 @@ class PromptEditor(Widget, can_focus=True):
             return
         if self._handle_editor_key(press):
             return
+        if kb.matches(press, "app.message.copy"):
+            # after the editing keys, so a user's own binding of the same key keeps working
+            self._request("app.message.copy")
+            return
         if press.character:
             self.buffer.insert(press.character)
             self._edited(typed=press.character)
