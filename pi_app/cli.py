@@ -40,7 +40,7 @@ if TYPE_CHECKING:  # the fast paths (--version, --help) import nothing else
     from pi_app.coding.launch import LaunchOptions
 
 PACKAGE_COMMANDS = ("install", "remove", "uninstall", "update", "list", "config")
-SHELL_COMMANDS = ("pods", "mom")  # pi_app.shells: separate shells with their own extras
+SHELL_COMMANDS = ("pods", "mom", "serve", "web")  # pi_app.shells: separate shells with their own extras
 THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh")
 
 HELP = f"""pi {__version__} - AI coding assistant with read, bash, edit, write tools
@@ -57,6 +57,8 @@ Commands:
   pi sessions import|export    Copy sessions between JSONL files and the SQLite store (search: FTS)
   pi pods <command>            Run open models with vLLM on GPU machines over SSH (extra: pods)
   pi mom <workspace>           The coding agent as a Slack bot (extra: mom)
+  pi serve [--port N]          Serve sessions over HTTP + SSE (extra: serve; pi serve --help)
+  pi web [--port N]            The app in a browser tab (extra: serve; pi web --help)
 
 Options:
   --provider <name>              Provider name
@@ -407,8 +409,16 @@ def run(args: LaunchOptions) -> int:
         from pi_app.modes.list_models import list_models
 
         return asyncio.run(list_models(args.list_models, args))
-    _read_piped_stdin(args)
-    headless = args.mode == "json" or args.print or not (sys.stdin.isatty() and sys.stdout.isatty())
+    # ``pi web`` (issue 24) runs the app behind textual-serve: stdin and stdout are its pipes, not a
+    # terminal, and carry the web driver's packets. The marker is removed so that nothing the app
+    # starts (a ``pi -p`` in the bash tool) takes it for itself.
+    from pi_app.shells import WEB_APP_ENV
+
+    served_to_browser = os.environ.pop(WEB_APP_ENV, "") == "1"
+    if not served_to_browser:
+        _read_piped_stdin(args)
+    on_terminal = served_to_browser or (sys.stdin.isatty() and sys.stdout.isatty())
+    headless = args.mode == "json" or args.print or not on_terminal
     if args.resume and args.mode not in ("rpc", "acp") and headless and not _pick_session_to_resume(args):
         sys.stderr.write("No session selected\n")
         return 0

@@ -41,6 +41,8 @@ FORBIDDEN: dict[str, set[str]] = {
     "coding": {"pi_app.tui", "pi_app.modes", "pi_app.cli", "textual"},
     "modes": {"pi_app.tui", "pi_app.cli", "textual"},
     "tui": {"pi_app.modes", "pi_app.cli"},
+    # separate shells over the RPC protocol and the public SDK (issue 24): never the app's code
+    "shells": {"pi_app.tui", "pi_app.cli", "textual"},
 }
 
 
@@ -112,7 +114,7 @@ def test_agent_layer_calls_no_io_builtins() -> None:
 
 
 def test_no_import_cycle_between_layers() -> None:
-    layers = ("ai", "agent", "coding", "tui", "modes")
+    layers = ("ai", "agent", "coding", "tui", "modes", "shells")
     edges: set[tuple[str, str]] = set()
     for path in _sources():
         layer = _layer_of(path)

@@ -1,8 +1,10 @@
 """Shells beside the app and the headless modes, each a separate program over the public SDK.
 
-``pi mom`` (the Slack bot) and ``pi pods`` (vLLM on GPU machines) live in their own packages and
-need their own optional extras (``pip install 'pi-app[mom]'`` / ``'pi-app[pods]'``), so the core
-install does not carry Slack or SSH libraries. They use only ``pi_app.ext``, never a session's or
+``pi mom`` (the Slack bot), ``pi pods`` (vLLM on GPU machines), ``pi serve`` (``server``: one
+``pi --mode rpc`` child per session behind HTTP + Server-Sent Events) and ``pi web`` (``web``: the
+full-screen app in a browser tab with textual-serve) live in their own packages and need their own
+optional extras (``pip install 'pi-app[mom]'`` / ``'pi-app[pods]'`` / ``'pi-app[serve]'``), so the
+core install does not carry Slack, SSH or web-server libraries. They use only ``pi_app.ext``, never a session's or
 agent's private attributes. ``run_shell_command`` is the ``pi`` command's door to them: without the
 extra it says in one line how to install it.
 """
@@ -16,7 +18,10 @@ from collections.abc import Sequence
 SHELL_COMMANDS: dict[str, tuple[str, tuple[str, ...]]] = {
     "pods": ("pods", ("asyncssh",)),
     "mom": ("mom", ("slack_bolt", "slack_sdk")),
+    "serve": ("serve", ("starlette", "uvicorn")),
+    "web": ("serve", ("textual_serve", "aiohttp")),
 }
+WEB_APP_ENV = "PI_WEB_APP"  # "1" in the environment of the app ``pi web`` serves (read by pi_app.cli)
 
 
 def missing_extra(command: str) -> str | None:
@@ -42,6 +47,14 @@ def run_shell_command(argv: Sequence[str]) -> int:
         from pi_app.shells.pods.commands import main
 
         return main(rest)
+    if command == "serve":
+        from pi_app.shells.server.command import main as serve_main
+
+        return serve_main(rest)
+    if command == "web":
+        from pi_app.shells.web.command import main as web_main
+
+        return web_main(rest)
     from pi_app.shells.mom.commands import main as mom_main
 
     return mom_main(rest)

@@ -13,7 +13,9 @@ chosen by the request path:
 Steps are the ones of ``pi_app.ai.testing`` (text, thinking, tool_call, usage, stop, error, delay)
 plus the server-only ``http_error(status, body, headers)``, ``stall()``, ``cut()`` and
 ``garbage()``. Every request is recorded in ``requests`` (path, lowercase headers, parsed JSON
-body). With no turn queued the server answers 500 with a JSON error naming the problem.
+body). With no turn queued the server asks the ``responder`` set with ``respond_with(fn)`` (a
+function of the recorded request returning the steps; many concurrent sessions can be answered
+from what each one sent), and without one answers 500 with a JSON error naming the problem.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ import asyncio
 import json
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
@@ -98,6 +100,7 @@ class FakeLLMServer:
         self._handlers: set[asyncio.Task[Any]] = set()
         self._ready = threading.Event()
         self._stopping: asyncio.Event | None = None
+        self._responder: Callable[[RecordedRequest], Sequence[Step | str]] | None = None
 
     # -- public API ---------------------------------------------------------------------------
 
@@ -109,6 +112,10 @@ class FakeLLMServer:
         """Queue ONE turn made of ``steps``."""
         with self._lock:
             self._turns.append(_Turn([testing.parse_step(s) for s in steps]))
+
+    def respond_with(self, responder: Callable[[RecordedRequest], Sequence[Step | str]] | None) -> None:
+        """Answer requests that find no queued turn with ``responder(request)``'s steps."""
+        self._responder = responder
 
     def enqueue_turns(self, turns: Sequence[Sequence[Step | str]]) -> None:
         for turn in turns:
@@ -246,6 +253,8 @@ class FakeLLMServer:
             return
         with self._lock:
             turn = self._turns.pop(0) if self._turns else None
+        if turn is None and self._responder is not None:
+            turn = _Turn([testing.parse_step(s) for s in self._responder(request)])
         if turn is None:
             message = f"FakeLLMServer: no turn queued for {request.method} {request.path}"
             await self._send_plain(writer, 500, {"error": {"type": "fake_server_error", "message": message}})

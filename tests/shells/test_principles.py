@@ -145,7 +145,13 @@ FORBIDDEN_MODULES = {
 ALLOWED_IMPORTS = {("sqlite3", "pi_app/coding/session/sqlite_store.py")}
 
 # issue 26: the separate shells may use their own extra's libraries, and only those
-SHELL_LIBRARIES = {"mom": {"slack_sdk", "slack_bolt"}, "pods": {"asyncssh"}}
+# issue 24 (replaces 70/R-WEB-01 and "no resident server"): the HTTP server and the browser app
+SHELL_LIBRARIES = {
+    "mom": {"slack_sdk", "slack_bolt"},
+    "pods": {"asyncssh"},
+    "server": {"starlette", "uvicorn"},
+    "web": {"aiohttp", "textual_serve"},
+}
 
 
 def _allowed_in(path: Path) -> set[str]:
@@ -166,9 +172,24 @@ def test_no_satellite_code_in_the_package() -> None:
         if "entry_points(" in source:  # DP-09: no automatic setuptools entry-point loading
             problems.append(f"{path.relative_to(REPO)} loads entry points")
     assert not problems, "\n".join(problems)
-    from pi_app.cli import PACKAGE_COMMANDS
+    from pi_app.cli import PACKAGE_COMMANDS, SHELL_COMMANDS
 
     assert not {"pods", "pod", "server", "serve", "start", "stop", "ssh"} & set(PACKAGE_COMMANDS)
+    assert {"serve", "web"} <= set(SHELL_COMMANDS)
+
+
+_ALL_SHELL_MODULES = SHELL_LIBRARIES["server"] | SHELL_LIBRARIES["web"]
+
+
+def test_the_shell_commands_load_their_frameworks_only_when_they_run() -> None:
+    code = (
+        "import sys, pi_app.cli, pi_app.shells.server.command, pi_app.shells.web.command\n"
+        "print(' '.join(sorted(m for m in sys.modules if m.split('.')[0] in "
+        f"{sorted(_ALL_SHELL_MODULES)!r})))"
+    )
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert loaded.returncode == 0, loaded.stderr
+    assert loaded.stdout.strip() == ""
 
 
 TERMINAL_CALLS = {("sys", "stdin"), ("sys", "stdout"), ("sys", "stderr"), ("sys", "__stdout__")}
