@@ -18,7 +18,7 @@ import shutil
 import signal
 import subprocess
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import httpx
@@ -82,7 +82,7 @@ def web(tmp_path: Path) -> Iterator[tuple[str, PiHome, FakeLLMServer]]:
                     process.wait(5)
 
 
-def _wait(predicate, timeout: float, what: str) -> None:  # noqa: ANN001
+def _wait(predicate: Callable[[], bool], timeout: float, what: str) -> None:
     deadline = time.monotonic() + timeout
     while not predicate():
         if time.monotonic() > deadline:
