@@ -14,10 +14,11 @@ clients read it.
 from __future__ import annotations
 
 import asyncio
-import json
 from collections import deque
 from dataclasses import dataclass
 from typing import Any
+
+from pi_app.ai.codec import encode_json  # the RPC line encoder: events read as the child wrote them
 
 JsonObject = dict[str, Any]  # one decoded JSON object of the RPC wire (its values are any JSON)
 
@@ -45,7 +46,7 @@ class EventLog:
 
     def append(self, event: JsonObject) -> int:
         self._last_id += 1
-        self._events.append(LoggedEvent(self._last_id, json.dumps(event, ensure_ascii=False)))
+        self._events.append(LoggedEvent(self._last_id, encode_json(event)))
         changed, self._changed = self._changed, asyncio.Event()
         changed.set()  # wakes every reader waiting for this id
         return self._last_id
@@ -59,7 +60,7 @@ class EventLog:
         out: list[LoggedEvent] = []
         if last_id + 1 < oldest:
             gap = {"type": "stream_gap", "missed": [last_id + 1, oldest - 1]}
-            out.append(LoggedEvent(oldest - 1, json.dumps(gap)))
+            out.append(LoggedEvent(oldest - 1, encode_json(gap)))
         start = max(0, last_id + 1 - oldest)
         out.extend(list(self._events)[start:])
         return out
