@@ -49,6 +49,10 @@ DEVICE_ATTRIBUTES_QUERY = "\x1b[c"
 PROBE_QUERY = (
     KITTY_KEYBOARD_QUERY + KITTY_GRAPHICS_QUERY + CELL_SIZE_QUERY + BACKGROUND_QUERY + DEVICE_ATTRIBUTES_QUERY
 )
+MULTIPLEXER_PROBE_QUERY = KITTY_KEYBOARD_QUERY + CELL_SIZE_QUERY + BACKGROUND_QUERY + DEVICE_ATTRIBUTES_QUERY
+"""tmux and GNU screen take any APC string as a new window/pane title (screen's old title
+syntax), so the graphics query would rename the pane to ``Gi=31,…`` (issue 19, item 11d).
+Images are never drawn there anyway."""
 
 SHOW_CURSOR = "\x1b[?25h"
 HIDE_CURSOR = "\x1b[?25l"
@@ -106,7 +110,7 @@ def _detect(env: Mapping[str, str]) -> TerminalCapabilities:
         true_color = True
     else:
         hyperlinks = true_color
-    tmux = bool(env.get("TMUX"))
+    tmux = under_multiplexer(env)
     if tmux:
         images, placeholders = None, False  # rather not draw than draw wrong
     return TerminalCapabilities(images, true_color, hyperlinks, placeholders, has_color, tmux)
@@ -217,7 +221,23 @@ def _colour_channel(hex_digits: str) -> int:
     return round(int(hex_digits, 16) * 255 / (16 ** len(hex_digits) - 1))
 
 
-def probe_terminal(fd_in: int | None = None, fd_out: int | None = None, timeout: float = 0.15) -> ProbeResult:
+def under_multiplexer(env: Mapping[str, str]) -> bool:
+    """tmux or screen, by ``TMUX`` or by the ``TERM`` they set (kept by ``env -i TERM=…``)."""
+    term = env.get("TERM", "")
+    return bool(env.get("TMUX") or env.get("STY")) or term.startswith(("tmux", "screen"))
+
+
+def probe_query(env: Mapping[str, str] | None = None) -> str:
+    """The probe for this terminal: no graphics query where an APC string renames the pane."""
+    return MULTIPLEXER_PROBE_QUERY if under_multiplexer(os.environ if env is None else env) else PROBE_QUERY
+
+
+def probe_terminal(
+    fd_in: int | None = None,
+    fd_out: int | None = None,
+    timeout: float = 0.15,
+    env: Mapping[str, str] | None = None,
+) -> ProbeResult:
     """Ask the terminal on ``fd_in``/``fd_out`` (default stdin/stdout); never raises.
 
     Returns an empty ``ProbeResult`` when either side is not a TTY. The terminal is left in the
@@ -237,7 +257,7 @@ def probe_terminal(fd_in: int | None = None, fd_out: int | None = None, timeout:
     received = b""
     try:
         tty.setraw(fd_in, termios.TCSANOW)
-        os.write(fd_out, PROBE_QUERY.encode())
+        os.write(fd_out, probe_query(env).encode())
         deadline = time.monotonic() + timeout
         while True:
             remaining = deadline - time.monotonic()

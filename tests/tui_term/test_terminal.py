@@ -7,6 +7,7 @@ import pty
 import threading
 
 from pi_app.tui.terminal import (
+    DEVICE_ATTRIBUTES_QUERY,
     PROBE_QUERY,
     ProbeResult,
     TerminalCapabilities,
@@ -17,6 +18,7 @@ from pi_app.tui.terminal import (
     merge_probe,
     nearest_xterm256,
     parse_probe_replies,
+    probe_query,
     probe_terminal,
     wants_modify_other_keys,
 )
@@ -100,7 +102,7 @@ def test_probe_talks_to_a_real_pseudo_terminal() -> None:
     thread = threading.Thread(target=_fake_terminal, args=(master, answer, stop), daemon=True)
     thread.start()
     try:
-        result = probe_terminal(slave, slave, timeout=2.0)
+        result = probe_terminal(slave, slave, timeout=2.0, env={"TERM": "xterm-256color"})
     finally:
         stop.set()
         thread.join(1)
@@ -137,3 +139,12 @@ def test_modes_left_on_by_an_app_that_died_are_undone_with_a_plain_write() -> No
     assert after == ["\x1b[>4;0m"] and driver_writes == ["\x1b[>4;2m"]
     setup.restore_after_crash(after.append)  # nothing left to undo
     assert after == ["\x1b[>4;0m"]
+
+
+def test_no_graphics_query_where_an_apc_string_renames_the_pane() -> None:
+    # issue 19, item 11d: tmux (even without TMUX, as under ``env -i``) titled the pane "Gi=31,…"
+    for env in ({"TERM": "tmux-256color"}, {"TERM": "screen-256color"}, {"TERM": "xterm", "TMUX": "/t,1,0"}):
+        assert "\x1b_G" not in probe_query(env), env
+        assert probe_query(env).endswith(DEVICE_ATTRIBUTES_QUERY)  # DA1 still ends the wait
+        assert caps(**env).tmux and image_mode(caps(**env)) == "cells"
+    assert probe_query({"TERM": "xterm-kitty"}) == PROBE_QUERY

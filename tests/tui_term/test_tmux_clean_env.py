@@ -172,3 +172,13 @@ def test_after_quit_the_shell_shows_the_last_answer_and_how_to_resume(clean_pi: 
     rows = [row.strip() for row in screen.split("\n") if row.strip()]
     assert rows[-3:] == ["To resume this session:", f"pi --session {entry['id']}", PROMPT.strip()]
     assert rows.index("The first answer ALPHA.") < rows.index("The last answer OMEGA.") < len(rows) - 3
+
+
+def test_the_start_up_probe_leaves_the_pane_title_alone(clean_pi: CleanPi) -> None:
+    # issue 19, item 11d: tmux takes an APC string as the pane title, and the Kitty graphics
+    # query is one, so the pane was called "Gi=31,s=1,v=1,a=q,t=d,f=24;AAAA" for the whole run
+    before = clean_pi.tmux.display("#{pane_title}")
+    clean_pi.start()
+    clean_pi.tmux.settle()
+    title = clean_pi.tmux.display("#{pane_title}")
+    assert "Gi=" not in title and title == before
