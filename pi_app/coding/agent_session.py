@@ -73,6 +73,7 @@ if TYPE_CHECKING:
     from pi_app.coding.checkpoints.restore import RestorePlan, RestoreResult
     from pi_app.coding.compaction.run import CompactionOutcome
     from pi_app.coding.compaction.summarize import CompactionResult
+    from pi_app.coding.trust import TrustAnswer
 
 log = logging.getLogger(__name__)
 
@@ -497,6 +498,12 @@ class AgentSession(SessionSwitchingMixin):
         enabled = bool(self.settings_manager.get_enable_skill_commands())
         text = expand_skill_command(text, list(loader.get_skills().items), enabled=enabled)
         return expand_prompt_template(text, list(loader.get_prompts().items))
+
+    def set_project_trust(self, answer: TrustAnswer) -> bool:
+        """``/trust``: take the user's answer for this run and save it where it says (the next
+        reload loads or drops the project's resources); False when ``trust.json`` is unreadable."""
+        apply = getattr(getattr(self.resource_loader, "trust", None), "apply", None)
+        return bool(apply(answer)) if apply is not None else False
 
     async def prompt_message(self, message: Any) -> None:
         """Run with an already built message (a ``CustomMessage`` from an extension, for example)."""

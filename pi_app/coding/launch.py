@@ -20,10 +20,13 @@ import base64
 import logging
 import mimetypes
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pi_app.coding.trust import TrustAnswer
 
 
 @dataclass
@@ -89,6 +92,9 @@ class LaunchHost:
 
     report: Callable[[str], None] = _log_line
     ask: Callable[[str], bool] = _decline
+    ask_trust: Callable[[str], Awaitable[TrustAnswer]] | None = None
+    """The app's "trust this project?" question (``defaultProjectTrust: ask``); None: not asked,
+    the project stays untrusted with a notice naming ``--approve``."""
 
 
 class LaunchError(Exception):
@@ -288,6 +294,8 @@ async def load_resources(
     )
     if options.approve and hasattr(loader.trust, "approve"):
         loader.trust.approve = True
+    if host.ask_trust is not None and hasattr(loader.trust, "ask"):
+        loader.trust.ask = host.ask_trust
     await loader.reload()
     report = host.report
     notice = getattr(loader.trust, "notice", None)

@@ -88,6 +88,41 @@ def has_trust_requiring_resources(cwd: str | Path) -> bool:
     return False
 
 
+@dataclass(frozen=True)
+class TrustAnswer:
+    """The user's answer to "trust this project?": ``save_for`` is the folder whose decision goes
+    into ``trust.json`` (the project or its parent), None for this run only."""
+
+    trusted: bool
+    save_for: Path | None
+
+
+NOT_TRUSTED_THIS_RUN = TrustAnswer(False, None)
+"""What closing the question without an answer means: nothing loads, nothing is saved."""
+
+
+def trust_choices(cwd: str | Path) -> list[tuple[str, TrustAnswer]]:
+    """The answers the app offers, in order (the parent is offered only when there is one)."""
+    here = Path(os.path.abspath(cwd))
+    choices = [("Trust this folder", TrustAnswer(True, here))]
+    if here.parent != here:
+        choices.append((f"Trust its parent folder ({here.parent})", TrustAnswer(True, here.parent)))
+    choices += [
+        ("Trust for this session only", TrustAnswer(True, None)),
+        ("Don't trust this folder", TrustAnswer(False, here)),
+        ("Don't trust, this session only", TrustAnswer(False, None)),
+    ]
+    return choices
+
+
+def untrusted_notice(cwd: str | Path) -> str:
+    """The line the app shows when the project's resources stay unloaded."""
+    return (
+        f"Project resources in {paths.project_config_dir(cwd)} were not loaded: the project is not "
+        "trusted (/trust decides again)."
+    )
+
+
 @dataclass
 class TrustDecision:
     """Whether the project's own resources load, and what to tell or ask the user."""

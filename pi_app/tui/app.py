@@ -190,8 +190,10 @@ class PiApp(App[int], inherit_bindings=False):
 
     async def _default_factory(self) -> Any:
         from pi_app.coding.launch import LaunchHost, build_session
+        from pi_app.tui.selectors.trust import worker_trust_question
 
-        return await build_session(self.options, host=LaunchHost(report=self._report_startup_line))
+        host = LaunchHost(report=self._report_startup_line, ask_trust=worker_trust_question(self))
+        return await build_session(self.options, host=host)
 
     def _report_startup_line(self, line: str) -> None:
         """A start-up report from the agent thread (a ``--models`` pattern matching nothing, ``--verbose``
@@ -536,7 +538,9 @@ class PiApp(App[int], inherit_bindings=False):
             if getattr(m, "role", None) == "user":
                 self.editor.add_to_history(_plain_text(m))
         if self.session.model is None:
-            self.transcript.add_note(f"{self.session.no_model_message} Or use /login.", "warning")
+            self.transcript.add_note(
+                f"{self.session.no_model_message.rstrip('.')}, or sign in with /login.", "warning"
+            )
         self.update_title()
         self.refresh_footer()
         self.ext.bind()

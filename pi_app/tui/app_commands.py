@@ -166,14 +166,21 @@ def _changelog(app: Any, args: str) -> None:
 
 
 async def _reload(app: Any, args: str) -> None:
+    if await reload_resources(app):
+        app.show_status("Reloaded keybindings, extensions, skills, prompts, themes")
+
+
+async def reload_resources(app: Any) -> bool:
+    """Reload keybindings, extensions, settings, skills, prompts and themes (``/reload``,
+    ``/trust``); False, with one line shown, when it cannot be done now or failed."""
     from pi_app.tui.keybindings import Keybindings
 
     if app.is_working or (app.session is not None and app.session.is_streaming):
         app.show_warning("Wait for the current response to finish before reloading.")
-        return
+        return False
     if app.is_compacting:
         app.show_warning("Wait for compaction to finish before reloading.")
-        return
+        return False
     session = app.session
     try:
         if session is not None and hasattr(getattr(session, "extension_runner", None), "reload"):
@@ -184,7 +191,7 @@ async def _reload(app: Any, args: str) -> None:
             await app.bridge.request(lambda s: s.resource_loader.reload())
     except Exception as exc:
         app.show_error(f"Reload failed: {exc}")
-        return
+        return False
     app.keybindings = Keybindings.load(app.agent_dir / "keybindings.json")
     for warning in app.keybindings.warnings:
         app.show_warning(warning)
@@ -192,7 +199,13 @@ async def _reload(app: Any, args: str) -> None:
     app.apply_keybindings()
     app.rebuild_transcript()
     app.ext.show_load_problems()  # after the rebuild, so the lines stay (a broken extension file)
-    app.show_status("Reloaded keybindings, extensions, skills, prompts, themes")
+    return True
+
+
+async def _trust(app: Any, args: str) -> None:
+    from pi_app.tui.selectors.trust import trust_command
+
+    await trust_command(app, args)
 
 
 def _debug(app: Any, args: str) -> None:
@@ -230,5 +243,6 @@ def register(registry: CommandRegistry) -> None:
     registry.add(
         SlashCommand("reload", "Reload keybindings, extensions, skills, prompts, and themes", _reload)
     )
+    registry.add(SlashCommand("trust", "Decide whether this project's .pi resources load", _trust))
     registry.add(SlashCommand("quit", "Quit pi", _quit, aliases=("exit",)))
     registry.add(SlashCommand("debug", "Write the debug log", _debug, hidden=True))

@@ -11,33 +11,19 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from textual.strip import Strip
 from textual.widgets import Static
 
 from pi_app.tui.dialogs import PanelDialog
 from pi_app.tui.ext_queue import DialogRequest
 from pi_app.tui.selectors.choice import ChoiceSelector, TextPrompt
-from pi_app.tui.selectors.lines import styled, theme_of
 
 
 class SelectDialog(ChoiceSelector):
     """Title, an optional message, the options; posts nothing: it resolves its request."""
 
     def __init__(self, request: DialogRequest, options: Sequence[str], *, message: str | None = None) -> None:
-        super().__init__(request.title, options)
+        super().__init__(request.title, options, message=message)
         self.request = request
-        self.message = message
-
-    def _paint(self, width: int) -> list[Strip]:
-        """Like ``ChoiceSelector`` but titles and messages may span several lines."""
-        lines = super()._paint(width)
-        theme = theme_of(self)
-        title = [styled([(f"  {line}", None)], theme, width, bold=True) for line in self.title.split("\n")]
-        body = []
-        if self.message:
-            body = [styled([(f"  {line}", None)], theme, width) for line in self.message.split("\n")]
-            body.append(styled([("", None)], theme, width))
-        return [lines[0], *title, *body, *lines[2:]]
 
     def set_title(self, text: str) -> None:
         self.title = text

@@ -65,6 +65,7 @@ from pi_app.coding.resources.skills import Skill, discover_skill_files, load_ski
 if TYPE_CHECKING:
     from pi_app.coding.resources.packages import ResolvedPackage
     from pi_app.coding.resources.themes import ThemeSpec  # themes load once a theme file is found
+    from pi_app.coding.trust import TrustAnswer
 
 KINDS = ("extensions", "skills", "prompts", "themes")
 RESOURCE_TYPE = {"extensions": "extension", "skills": "skill", "prompts": "prompt", "themes": "theme"}
@@ -177,9 +178,10 @@ class TrustPolicy:
 class ProjectTrustPolicy:
     """The real policy over ``pi_app.coding.trust`` (``trust.json``, ``defaultProjectTrust``).
 
-    ``ask`` is an async callback the TUI supplies (``ask(cwd) -> bool``); its answer is saved. In
-    non-interactive modes an undecided project stays untrusted and ``notice`` holds the one line
-    naming ``--approve``.
+    ``ask`` is an async callback the TUI supplies (``ask(cwd) -> TrustAnswer``, or a bool, which is
+    saved for ``cwd``); ``apply`` records an answer given later (``/trust``). In non-interactive
+    modes an undecided project stays untrusted and ``notice`` holds the one line naming
+    ``--approve``.
     """
 
     def __init__(
@@ -188,7 +190,7 @@ class ProjectTrustPolicy:
         *,
         default_trust: str = "ask",
         approve: bool = False,
-        ask: Callable[[str], Awaitable[bool]] | None = None,
+        ask: Callable[[str], Awaitable[bool | TrustAnswer]] | None = None,
     ) -> None:
         from pi_app.coding.trust import TrustStore
 
@@ -211,6 +213,13 @@ class ProjectTrustPolicy:
         if remember:
             self.store.save(cwd, trusted)
 
+    def apply(self, answer: TrustAnswer) -> bool:
+        """Take the user's answer for this run and save it where it says; False when
+        ``trust.json`` could not be written (unreadable, so left untouched)."""
+        self._decided = answer.trusted
+        self.approve = False
+        return answer.save_for is None or self.store.save(answer.save_for, answer.trusted)
+
     async def is_trusted(self, cwd: str) -> bool:
         from pi_app.coding.trust import decide_project_trust
 
@@ -224,10 +233,14 @@ class ProjectTrustPolicy:
             interactive=self.ask is not None,
         )
         if decision.needs_prompt and self.ask is not None:
-            answer = bool(await self.ask(cwd))
-            self.store.save(cwd, answer)
-            self._decided = answer
-            return answer
+            from pi_app.coding.trust import TrustAnswer, untrusted_notice
+
+            answer = await self.ask(cwd)
+            if not isinstance(answer, TrustAnswer):
+                answer = TrustAnswer(bool(answer), Path(os.path.abspath(cwd)))
+            self.apply(answer)
+            self.notice = None if answer.trusted else untrusted_notice(cwd)
+            return answer.trusted
         self.notice = decision.notice
         return decision.trusted
 

@@ -42,10 +42,18 @@ class ChoiceSelector(Vertical, can_focus=True):
             return None if self.index is None else self.selector.options[self.index]
 
     def __init__(
-        self, title: str, options: Sequence[str], *, keys: SelectorKeys | None = None, **kwargs: Any
+        self,
+        title: str,
+        options: Sequence[str],
+        *,
+        keys: SelectorKeys | None = None,
+        message: str | None = None,
+        **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
         self.title = title
+        self.message = message
+        """Lines between the title and the options (a blank line follows them)."""
         self.options = list(options)
         self.cursor = ListCursor(len(self.options), page_size=max(1, len(self.options)))
         self.keys = keys or DEFAULT_SELECTOR_KEYS
@@ -56,7 +64,11 @@ class ChoiceSelector(Vertical, can_focus=True):
 
     def _paint(self, width: int) -> list[Strip]:
         theme = theme_of(self)
-        lines = [rule(theme, width), styled([(f"  {self.title}", None)], theme, width, bold=True)]
+        lines = [rule(theme, width)]
+        lines += [styled([(f"  {line}", None)], theme, width, bold=True) for line in self.title.split("\n")]
+        if self.message:
+            lines += [styled([(f"  {line}", None)], theme, width) for line in self.message.split("\n")]
+            lines.append(styled([("", None)], theme, width))
         for i, option in enumerate(self.options):
             selected = i == self.cursor.selected
             runs = [("› " if selected else "  ", "accent"), (option, "accent" if selected else None)]
