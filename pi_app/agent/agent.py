@@ -448,7 +448,9 @@ class Agent:
                 progress.track(event)
                 self._reduce(event)
                 for listener in tuple(self._listeners):
-                    await maybe_await(listener(event, signal))
+                    result = listener(event, signal)
+                    if hasattr(result, "__await__"):  # inline maybe_await: this runs per delta
+                        await result
 
         try:
             context = AgentContext(

@@ -18,6 +18,7 @@ import math
 from dataclasses import fields, is_dataclass
 from typing import Any
 
+from pi_app.ai.growing import GrowingText, GrowingThinking, GrowingToolCall
 from pi_app.ai.types import (
     AssistantMessage,
     Cost,
@@ -132,6 +133,8 @@ _MESSAGE_TABLES: dict[type, tuple[tuple[str, str], ...]] = {
     AssistantMessage: _ASSISTANT,
     ToolResultMessage: _TOOL_RESULT,
 }
+# A partial message may still hold growing blocks (``pi_app.ai.growing``): they encode as plain ones.
+_BLOCK_TABLES.update({GrowingText: _TEXT, GrowingThinking: _THINKING, GrowingToolCall: _TOOL_CALL})
 _EVENT_TABLES: dict[type, tuple[tuple[str, str], ...]] = {
     StartEvent: (("partial", "partial"),),
     TextStartEvent: (("content_index", "contentIndex"), ("partial", "partial")),
@@ -147,7 +150,7 @@ _EVENT_TABLES: dict[type, tuple[tuple[str, str], ...]] = {
     ErrorEvent: (("reason", "reason"), ("error", "error")),
 }
 _EVENT_BY_TYPE = {cls.type: cls for cls in _EVENT_TABLES}  # type: ignore[attr-defined]
-_BLOCK_BY_TYPE = {cls.type: cls for cls in _BLOCK_TABLES}  # type: ignore[attr-defined]
+_BLOCK_BY_TYPE = {cls.type: cls for cls in (TextContent, ThinkingContent, ImageContent, ToolCall)}  # type: ignore[attr-defined]
 _MESSAGE_BY_ROLE = {cls.role: cls for cls in _MESSAGE_TABLES}  # type: ignore[attr-defined]
 
 

@@ -28,6 +28,7 @@ from typing import Any
 
 from pi_app.ai.auth.helpers import no_auth
 from pi_app.ai.event_stream import AssistantMessageEventStream
+from pi_app.ai.growing import GrowingText, GrowingThinking, GrowingToolCall, freeze_blocks
 from pi_app.ai.models import BasicProvider, create_provider
 from pi_app.ai.types import (
     AssistantMessage,
@@ -37,11 +38,9 @@ from pi_app.ai.types import (
     Model,
     StartEvent,
     StreamOptions,
-    TextContent,
     TextDeltaEvent,
     TextEndEvent,
     TextStartEvent,
-    ThinkingContent,
     ThinkingDeltaEvent,
     ThinkingEndEvent,
     ThinkingStartEvent,
@@ -309,6 +308,7 @@ class FakeApi:
             return bool(signal is not None and signal.aborted)
 
         def finish_aborted() -> None:
+            freeze_blocks(message.content)
             message.stop_reason = "aborted"
             message.error_message = "Request was aborted"
             stream.push(ErrorEvent(reason="aborted", error=message))
@@ -333,45 +333,45 @@ class FakeApi:
                     finish_aborted()
                     return
                 if isinstance(step, Text):
-                    block = TextContent(text="")
+                    block = GrowingText(text="")
                     message.content.append(block)
                     idx = len(message.content) - 1
                     stream.push(TextStartEvent(content_index=idx, partial=message))
                     for piece in _split(step.text, step.chunks):
-                        block.text += piece
+                        block.append(piece)
                         stream.push(TextDeltaEvent(content_index=idx, delta=piece, partial=message))
                         await asyncio.sleep(0)
-                    stream.push(TextEndEvent(content_index=idx, content=block.text, partial=message))
+                    message.content[idx] = done = block.frozen()
+                    stream.push(TextEndEvent(content_index=idx, content=done.text, partial=message))
                 elif isinstance(step, Thinking):
-                    tblock = ThinkingContent(thinking="", thinking_signature=step.signature)
+                    tblock = GrowingThinking(thinking="", thinking_signature=step.signature)
                     message.content.append(tblock)
                     idx = len(message.content) - 1
                     stream.push(ThinkingStartEvent(content_index=idx, partial=message))
                     for piece in _split(step.text, step.chunks):
-                        tblock.thinking += piece
+                        tblock.append(piece)
                         stream.push(ThinkingDeltaEvent(content_index=idx, delta=piece, partial=message))
                         await asyncio.sleep(0)
-                    stream.push(ThinkingEndEvent(content_index=idx, content=tblock.thinking, partial=message))
+                    message.content[idx] = tdone = tblock.frozen()
+                    stream.push(ThinkingEndEvent(content_index=idx, content=tdone.thinking, partial=message))
                 elif isinstance(step, ToolCallStep):
-                    from pi_app.ai.util.partial_json import parse_streaming_json
-
                     raw_args = (
                         step.arguments
                         if isinstance(step.arguments, str)
                         else json.dumps(step.arguments, separators=(",", ":"))
                     )
-                    call = ToolCall(id=step.id or f"call_{call_index}_{len(message.content)}", name=step.name)
+                    call = GrowingToolCall(
+                        id=step.id or f"call_{call_index}_{len(message.content)}", name=step.name
+                    )
                     message.content.append(call)
                     idx = len(message.content) - 1
                     stream.push(ToolCallStartEvent(content_index=idx, partial=message))
-                    acc = ""
                     for piece in _split(raw_args, step.chunks):
-                        acc += piece
-                        call.arguments = parse_streaming_json(acc)
+                        call.append_raw(piece)
                         stream.push(ToolCallDeltaEvent(content_index=idx, delta=piece, partial=message))
                         await asyncio.sleep(0)
-                    call.arguments = parse_streaming_json(acc)
-                    stream.push(ToolCallEndEvent(content_index=idx, tool_call=call, partial=message))
+                    message.content[idx] = finished = call.frozen()
+                    stream.push(ToolCallEndEvent(content_index=idx, tool_call=finished, partial=message))
                 elif isinstance(step, Error):
                     message.stop_reason = "error"
                     message.error_message = step.message
@@ -417,6 +417,7 @@ class FakeApi:
             finish_aborted()
             raise
         except Exception as exc:  # never raise from a stream
+            freeze_blocks(message.content)
             message.stop_reason = "error"
             message.error_message = f"fake provider failed: {exc}"
             stream.push(ErrorEvent(reason="error", error=message))

@@ -90,6 +90,8 @@ class Transcript(ScrollView, can_focus=False):
         self._paint_requested = False
         self._dirty: dict[str, Block] = {}
         self._flush_timer: Timer | None = None
+        self._calls_timer: Timer | None = None
+        self._calls_message: Any = None  # the latest partial whose tool calls wait for the frame
         self.images = images
         """An ``ImageRenderer`` (``pi_app.tui.images``) for image parts; None shows text placeholders."""
         self.streaming: AssistantBlock | None = None
@@ -450,6 +452,7 @@ class Transcript(ScrollView, can_focus=False):
         self._positions.clear()
         self._dirty.clear()
         self.streaming = None
+        self._cancel_pending_tool_calls()
         self.tools.clear()
         self._follow = True
         self.set_scroll(0, 0)
@@ -514,13 +517,44 @@ class Transcript(ScrollView, can_focus=False):
         return block
 
     def update_assistant(self, message: Any) -> None:
-        """A streamed delta: update the streaming block and show new tool calls as pending."""
+        """A streamed delta: update the streaming block and show new tool calls as pending.
+
+        A new tool call shows at once; the arguments of the ones shown follow once per frame, as
+        the text does: reading a streaming call's arguments parses its JSON so far, so doing it
+        on every delta made a long call cost time quadratic in its length (issue 20)."""
         block = self.streaming or self.start_assistant(message)
         block.set_message(message)
         self.refresh_block(block)
-        self._show_tool_calls(message)
+        if self._has_new_tool_call(message) or not self.is_mounted:
+            self._show_tool_calls(message)
+            return
+        self._calls_message = message
+        if self._calls_timer is None:
+            self._calls_timer = self.set_timer(FRAME_INTERVAL, self._show_pending_tool_calls)
+
+    def _has_new_tool_call(self, message: Any) -> bool:
+        seen: dict[str, int] = {}
+        for part in getattr(message, "content", None) or []:
+            if getattr(part, "type", None) == "toolCall" and part.id:
+                occurrence = seen[part.id] = seen.get(part.id, -1) + 1
+                if self.tools.nth(part.id, occurrence) is None:
+                    return True
+        return False
+
+    def _show_pending_tool_calls(self) -> None:
+        self._calls_timer = None
+        message, self._calls_message = self._calls_message, None
+        if message is not None:
+            self._show_tool_calls(message)
+
+    def _cancel_pending_tool_calls(self) -> None:
+        if self._calls_timer is not None:
+            self._calls_timer.stop()
+            self._calls_timer = None
+        self._calls_message = None
 
     def end_assistant(self, message: Any) -> None:
+        self._cancel_pending_tool_calls()
         block = self.streaming or self.start_assistant(message)
         block.finish(message)
         self.refresh_block(block, immediate=True)

@@ -25,6 +25,7 @@ from typing import Any
 import httpx
 
 from pi_app.ai.event_stream import AssistantMessageEventStream
+from pi_app.ai.growing import GrowingText, GrowingThinking, GrowingToolCall, freeze_blocks
 from pi_app.ai.http.sse import SseDecoder, SseEvent
 from pi_app.ai.http.transport import (
     DEFAULT_TIMEOUT_MS,
@@ -63,7 +64,6 @@ from pi_app.ai.types import (
     now_ms,
 )
 from pi_app.ai.util.cost import calculate_cost
-from pi_app.ai.util.partial_json import parse_streaming_json
 from pi_app.ai.util.sanitize import loads_clean, sanitize_surrogates
 
 ABORTED_TEXT = "Request was aborted"
@@ -92,7 +92,6 @@ class MessageBuilder:
         self.stop_error: str | None = None
         self.service_tier: str | None = None
         self._open: int | None = None
-        self._raw_args: dict[int, str] = {}
 
     # -- blocks ------------------------------------------------------------------------------
 
@@ -116,61 +115,64 @@ class MessageBuilder:
         return self._open
 
     def open_text(self, signature: str | None = None) -> int:
-        index = self._add(TextContent(text="", text_signature=signature))
+        index = self._add(GrowingText(text="", text_signature=signature))
         self.stream.push(TextStartEvent(content_index=index, partial=self.message))
         return index
 
     def open_thinking(
         self, signature: str | None = None, text: str = "", redacted: bool | None = None
     ) -> int:
-        index = self._add(ThinkingContent(thinking=text, thinking_signature=signature, redacted=redacted))
+        index = self._add(GrowingThinking(thinking=text, thinking_signature=signature, redacted=redacted))
         self.stream.push(ThinkingStartEvent(content_index=index, partial=self.message))
         return index
 
     def open_tool_call(
         self, id: str, name: str, raw: str = "", arguments: dict[str, Any] | None = None
     ) -> int:
-        call = ToolCall(
-            id=id, name=name, arguments=arguments if arguments is not None else parse_streaming_json(raw)
-        )
+        call = GrowingToolCall(id=id, name=name)
+        if arguments is not None:
+            call.arguments = arguments
+        else:
+            call.set_raw(raw)
         index = self._add(call)
-        self._raw_args[index] = raw
         self.stream.push(ToolCallStartEvent(content_index=index, partial=self.message))
         return index
 
     def append(self, delta: str) -> None:
-        """Append to the open text or thinking block (emits the matching delta event)."""
+        """Append to the open text or thinking block (emits the matching delta event); O(delta)."""
         block = self.open_block
         index = self._open
         assert index is not None
-        if isinstance(block, TextContent):
-            block.text += delta
+        if isinstance(block, GrowingText):
+            block.append(delta)
             self.stream.push(TextDeltaEvent(content_index=index, delta=delta, partial=self.message))
-        elif isinstance(block, ThinkingContent):
-            block.thinking += delta
+        elif isinstance(block, GrowingThinking):
+            block.append(delta)
             self.stream.push(ThinkingDeltaEvent(content_index=index, delta=delta, partial=self.message))
 
     def append_arguments(self, delta: str) -> None:
+        """Append raw argument JSON to the open tool call; parsed only when read (issue 20)."""
         index = self._open
         block = self.open_block
-        if index is None or not isinstance(block, ToolCall):
+        if index is None or not isinstance(block, GrowingToolCall):
             return
-        self._raw_args[index] = self._raw_args.get(index, "") + delta
-        block.arguments = parse_streaming_json(self._raw_args[index])
+        block.append_raw(delta)
         self.stream.push(ToolCallDeltaEvent(content_index=index, delta=delta, partial=self.message))
 
     def set_raw_arguments(self, raw: str) -> None:
-        if self._open is not None and isinstance(self.open_block, ToolCall):
-            self._raw_args[self._open] = raw
-            self.open_block.arguments = parse_streaming_json(raw)
+        if self._open is not None and isinstance(self.open_block, GrowingToolCall):
+            self.open_block.set_raw(raw)
 
     def close(self) -> None:
-        """Close the open block (if any) with its end event."""
+        """Close the open block (if any) with its end event; the block becomes a plain one."""
         index = self._open
         if index is None:
             return
         self._open = None
-        block = self.message.content[index]
+        content = self.message.content
+        block = content[index]
+        if isinstance(block, GrowingText | GrowingThinking | GrowingToolCall):
+            block = content[index] = block.frozen()
         if isinstance(block, TextContent):
             self.stream.push(TextEndEvent(content_index=index, content=block.text, partial=self.message))
         elif isinstance(block, ThinkingContent):
@@ -178,11 +180,6 @@ class MessageBuilder:
                 ThinkingEndEvent(content_index=index, content=block.thinking, partial=self.message)
             )
         elif isinstance(block, ToolCall):
-            raw = self._raw_args.pop(index, "")
-            if raw.strip():
-                block.arguments = parse_streaming_json(raw)
-            if not isinstance(block.arguments, dict):
-                block.arguments = {}
             self.stream.push(ToolCallEndEvent(content_index=index, tool_call=block, partial=self.message))
 
     # -- usage and the end -------------------------------------------------------------------
@@ -214,7 +211,7 @@ class MessageBuilder:
     def fail(self, text: str, aborted: bool = False) -> None:
         """Push the ``error`` terminal; an open block stays without its end event."""
         self._open = None
-        self._raw_args.clear()
+        freeze_blocks(self.message.content)
         self.message.stop_reason = "aborted" if aborted else "error"
         self.message.error_message = (ABORTED_TEXT if aborted else text) or "Unknown error"
         self.update_cost()

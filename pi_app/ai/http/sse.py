@@ -12,11 +12,10 @@ from __future__ import annotations
 
 import codecs
 from collections.abc import AsyncIterable, AsyncIterator
-from dataclasses import dataclass
+from typing import NamedTuple
 
 
-@dataclass(frozen=True)
-class SseEvent:
+class SseEvent(NamedTuple):
     """One server-sent event: its ``event`` name and ``data``."""
 
     event: str
@@ -24,12 +23,17 @@ class SseEvent:
 
 
 class SseDecoder:
+    """Incremental decoder; each chunk costs time proportional to its own size, also when one
+    event spans many chunks (a line's pieces are kept in a list and joined once it ends)."""
+
     def __init__(self) -> None:
         self._utf8 = codecs.getincrementaldecoder("utf-8")(errors="replace")
-        self._buffer = ""
+        self._pending: list[str] = []  # the pieces of an unfinished line
         self._skip_lf = False  # the previous chunk ended in "\r": a leading "\n" belongs to it
         self._event = ""
         self._data: list[str] = []
+        self.joins = 0
+        """How many lines were assembled from pieces of several chunks (each copies the line once)."""
 
     def feed(self, chunk: bytes) -> list[SseEvent]:
         return self._feed_text(self._utf8.decode(chunk))
@@ -37,64 +41,63 @@ class SseDecoder:
     def flush(self) -> list[SseEvent]:
         """End of input: decode what is left and dispatch a pending event."""
         events = self._feed_text(self._utf8.decode(b"", final=True))
-        if self._buffer:
-            line, self._buffer = self._buffer, ""
-            events.extend(self._line(line))
-        events.extend(self._dispatch())
+        if self._pending:
+            self.joins += len(self._pending) > 1
+            line = "".join(self._pending)
+            self._pending = []
+            self._line(line, events)
+        self._dispatch(events)
         return events
 
     def _feed_text(self, text: str) -> list[SseEvent]:
-        if not text:
-            return []
-        if self._skip_lf and text.startswith("\n"):
-            text = text[1:]
-        self._skip_lf = False
-        buffer = self._buffer + text
         events: list[SseEvent] = []
-        start = 0
-        length = len(buffer)
-        while True:
-            cr = buffer.find("\r", start)
-            lf = buffer.find("\n", start)
-            if cr == -1 and lf == -1:
-                break
-            end = lf if cr == -1 else cr if lf == -1 else min(cr, lf)
-            line = buffer[start:end]
-            if buffer[end] == "\r":
-                if end + 1 < length:
-                    start = end + 2 if buffer[end + 1] == "\n" else end + 1
-                else:
-                    start = end + 1
-                    self._skip_lf = True
-            else:
-                start = end + 1
-            events.extend(self._line(line))
-        self._buffer = buffer[start:]
+        if not text:
+            return events
+        if self._skip_lf:
+            self._skip_lf = False
+            if text.startswith("\n"):
+                text = text[1:]
+        if "\r" in text:
+            text = text.replace("\r\n", "\n")
+            if text.endswith("\r"):  # maybe the first half of a "\r\n" split across chunks
+                self._skip_lf = True
+            lines = text.replace("\r", "\n").split("\n")
+        elif "\n" in text:
+            lines = text.split("\n")
+        else:
+            self._pending.append(text)
+            return events
+        if self._pending:
+            self._pending.append(lines[0])
+            lines[0] = "".join(self._pending)
+            self.joins += 1
+        tail = lines.pop()
+        self._pending = [tail] if tail else []
+        for line in lines:
+            self._line(line, events)
         return events
 
-    def _line(self, line: str) -> list[SseEvent]:
-        if line == "":
-            return self._dispatch()
-        if line.startswith(":"):
-            return []
+    def _line(self, line: str, events: list[SseEvent]) -> None:
+        if not line:
+            self._dispatch(events)
+            return
+        if line[0] == ":":
+            return
         name, sep, value = line.partition(":")
-        if sep and value.startswith(" "):
+        if sep and value[:1] == " ":
             value = value[1:]
         if name == "data":
             self._data.append(value)
         elif name == "event":
             self._event = value
         # id, retry and unknown fields are ignored
-        return []
 
-    def _dispatch(self) -> list[SseEvent]:
-        if not self._data:
-            self._event = ""
-            return []
-        event = SseEvent(self._event, "\n".join(self._data))
+    def _dispatch(self, events: list[SseEvent]) -> None:
+        if self._data:
+            data = self._data
+            events.append(SseEvent(self._event, data[0] if len(data) == 1 else "\n".join(data)))
+            self._data = []
         self._event = ""
-        self._data = []
-        return [event]
 
 
 async def iter_sse(chunks: AsyncIterable[bytes]) -> AsyncIterator[SseEvent]:
