@@ -54,6 +54,8 @@ Commands:
   pi update [source]           Update installed packages
   pi list                      List installed packages
   pi config                    Enable or disable package resources
+  pi mcp add|remove|list|get|login|logout
+                               Configure MCP servers and sign in (pi mcp --help)
   pi sessions import|export    Copy sessions between JSONL files and the SQLite store (search: FTS)
   pi pods <command>            Run open models with vLLM on GPU machines over SSH (extra: pods)
   pi mom <workspace>           The coding agent as a Slack bot (extra: mom)
@@ -100,6 +102,7 @@ Options:
   --verbose                      Verbose start-up (overrides the quietStartup setting); tracebacks
                                  of internal errors in print, JSON and RPC mode
   --offline                      Disable start-up network operations (same as PI_OFFLINE=1)
+  --no-mcp                       Do not connect the MCP servers of mcp.json for this run
   --help, -h                     Show this help
   --version, -v                  Show the version
 
@@ -177,6 +180,7 @@ def build_parser(extension_flags: Sequence[tuple[str, bool]] = ()) -> argparse.A
     p.add_argument("--list-models", dest="list_models", nargs="?", const="", default=None)
     p.add_argument("--verbose", action="store_true")
     p.add_argument("--offline", action="store_true")
+    p.add_argument("--no-mcp", dest="no_mcp", action="store_true")
     for flag, takes_value in extension_flags:
         if takes_value:
             p.add_argument(f"--{flag}", dest=f"ext__{flag}")
@@ -263,9 +267,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     if any(a in ("--version", "-v") for a in argv):
         return _print_version()
     if any(a in ("--help", "-h") for a in argv) and not (
-        argv and argv[0] in (*PACKAGE_COMMANDS, "sessions", "checkpoints")
+        argv and argv[0] in (*PACKAGE_COMMANDS, "sessions", "checkpoints", "mcp")
     ):
         return _print_help()
+    if argv[:1] == ["mcp"]:
+        from pi_app.modes.mcp_commands import run_mcp_command
+
+        return run_mcp_command(argv[1:])
     if argv[:1] == ["checkpoints"]:
         from pi_app.modes.checkpoint_command import run_checkpoint_command
 

@@ -1,6 +1,8 @@
 """Bridge one MCP server over stdio: its tools become pi tools (00-index.md D-38, 40 §4 item 15).
 
-pi has no MCP client; this example is one. Start pi with the server's command line::
+pi has MCP built in (``~/.pi/agent/mcp.json``, ``pi mcp add``; issue 22); this example stays as a
+small, dependency-free illustration of an extension that bridges a protocol. Start pi with the
+server's command line::
 
     pi -e examples/extensions/mcp_bridge.py --mcp "npx -y @modelcontextprotocol/server-filesystem ."
 

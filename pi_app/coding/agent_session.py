@@ -195,6 +195,7 @@ class AgentSession(SessionSwitchingMixin):
         self._bash_controller: AbortController | None = None
         self._compaction_done: asyncio.Event | None = None
         self.checkpoints: CheckpointRecorder | None = None  # set by create_agent_session
+        self.mcp: Any = None  # pi_app.coding.mcp.McpManager when MCP servers are configured
         # shells' say on each tool call (ACP's permission requests), asked after extension hooks
         self._tool_gates: list[ToolGate] = []
         self._extension_tool_hook: ToolGate | None = agent.before_tool_call
@@ -547,6 +548,10 @@ class AgentSession(SessionSwitchingMixin):
             step: Callable[[], Awaitable[None]] | None = start
             while step is not None and not self._disposed:
                 self._last_run_assistant = None
+                if self.mcp is not None:
+                    from pi_app.coding.mcp.session_tools import prepare_run
+
+                    await prepare_run(self)
                 await step()
                 step = await self._after_run()
         finally:
@@ -1026,6 +1031,8 @@ class AgentSession(SessionSwitchingMixin):
             return
         self._disposed = True
         self.abort()
+        if self.mcp is not None:  # stdio servers end with their session
+            self.mcp.kill()
         self._unsubscribe_agent()
         self._listeners.clear()
 

@@ -69,6 +69,7 @@ class LaunchOptions:
     list_models_requested: bool = False
     verbose: bool = False
     offline: bool = False
+    no_mcp: bool = False
     messages: list[str] = field(default_factory=list)
     file_args: list[str] = field(default_factory=list)
     extension_flags: dict[str, object] = field(default_factory=dict)
@@ -382,12 +383,35 @@ async def build_session(
         base_tools_override=base_tools_override,
     )
     created.session.scoped_models = scoped
+    if not (options.no_mcp or options.no_tools):
+        _attach_mcp(created.session, options, cwd, agent_dir, resources, host)
     await attach_extensions(created.session, resources, options, host)
     if created.session.model is None and (options.print or options.mode == "json"):
+        if created.session.mcp is not None:
+            created.session.mcp.kill()
         raise LaunchError(created.session.no_model_message, warnings=created.warnings)
     if options.name:
         created.session.set_session_name(options.name)
     return created
+
+
+def _attach_mcp(
+    session: Any, options: LaunchOptions, cwd: str, agent_dir: Any, resources: Any, host: LaunchHost
+) -> None:
+    """The servers of ``mcp.json`` (issue 22) start connecting in the background; the project's
+    file counts only in a trusted project. Nothing of the MCP SDK is imported without servers."""
+    from pi_app.coding.mcp import attach_mcp
+
+    trusted = bool(getattr(resources, "project_trusted", False))
+    attach_mcp(
+        session,
+        agent_dir=agent_dir,
+        cwd=cwd,
+        project_trusted=trusted,
+        report=host.report,
+        allow_patterns=_split_list(options.tools),
+        exclude_patterns=_split_list(options.exclude_tools) or (),
+    )
 
 
 def _mode_name(options: LaunchOptions) -> str:

@@ -22,7 +22,16 @@ from pi_app.coding import paths
 from pi_app.coding.filelock import atomic_write, file_lock
 
 DefaultTrust = Literal["ask", "always", "never"]
-GATED_NAMES = ("settings.json", "SYSTEM.md", "APPEND_SYSTEM.md", "extensions", "skills", "prompts", "themes")
+GATED_NAMES = (
+    "settings.json",
+    "SYSTEM.md",
+    "APPEND_SYSTEM.md",
+    "extensions",
+    "skills",
+    "prompts",
+    "themes",
+    "mcp.json",
+)
 
 
 class TrustStore:

@@ -49,6 +49,10 @@ NOT_NEEDED = (
     "anyio._backends",  # httpcore runs on plain asyncio (pi_app.ai.http.asyncio_backend)
     "anyio._core",
     "anyio.streams",
+    "mcp",  # the MCP SDK: only when a server is configured (issue 22)
+    "mcp_types",
+    "pi_app.coding.mcp.manager",
+    "pi_app.coding.mcp.connection",
 )
 
 

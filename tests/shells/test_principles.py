@@ -90,7 +90,8 @@ def test_builtin_tools_flags_and_commands_leave_the_omissions_out() -> None:
     assert "--tools" in flags and "--extension" in flags  # the parser we inspect is the real one
     for flag in ("--plan", "--yolo", "--mcp", "--permission", "--permissions", "--approve-tools"):
         assert flag not in flags
-    assert not [f for f in flags if "permission" in f or "mcp" in f or "sandbox" in f]
+    # MCP is built in since pi 1.6.0 (issue 22): --no-mcp turns it off for one run, nothing else
+    assert not [f for f in flags if "permission" in f or ("mcp" in f and f != "--no-mcp") or "sandbox" in f]
 
     commands = set(builtin_registry().names())
     assert {"compact", "model", "tree"} <= commands
@@ -100,10 +101,16 @@ def test_builtin_tools_flags_and_commands_leave_the_omissions_out() -> None:
 # -- R-NOGO-08 / R-NOGO-09 ------------------------------------------------------------------------
 
 
-def test_no_mcp_client_and_no_background_bash() -> None:
+def test_mcp_lives_in_one_package_and_no_background_bash() -> None:
+    # MCP is built in since pi 1.6.0 (issue 22 supersedes the old "no MCP client" rule): the SDK
+    # is imported by pi_app/coding/mcp alone, so no other module pays for it or depends on it.
+    mcp_package = PI_APP / "coding" / "mcp"
     for path in _modules(PI_APP):
+        if mcp_package in path.parents:
+            continue
         for lineno, name in _imported_names(path):
-            assert "mcp" not in name.lower(), f"{path.relative_to(REPO)}:{lineno} imports {name}"
+            top = name.split(".")[0]
+            assert top not in ("mcp", "mcp_types"), f"{path.relative_to(REPO)}:{lineno} imports {name}"
     from pi_app.coding.settings import Settings
 
     assert not [f for f in Settings.model_fields if "mcp" in f.lower()]

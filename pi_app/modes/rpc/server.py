@@ -257,6 +257,9 @@ class RpcServer:
         state["autoCompactionEnabled"] = bool(s.settings_manager.get_compaction_enabled())
         state["messageCount"] = len(s.messages)
         state["pendingMessageCount"] = len(steering) + len(follow_ups)
+        mcp = getattr(s, "mcp", None)
+        if mcp is not None:  # ours (issue 22): 1.6.0 sends no MCP state; clients ignore the extra key
+            state["mcp"] = mcp.state_summary()
         return state
 
     async def _cmd_get_messages(self, cmd: Any) -> Any:

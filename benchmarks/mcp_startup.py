@@ -1,0 +1,124 @@
+"""Start-up with three configured MCP servers versus none (issue 22 acceptance 5), in one run.
+
+Each round runs ``pi -p hi --no-session`` against the loopback fake LLM server twice, with
+throwaway HOMEs that differ only in ``~/.pi/agent/mcp.json``: none, and three servers (the reference
+``@modelcontextprotocol/server-everything`` over stdio, ``mcp-server-time``, and a script that never
+answers ``initialize``; none with ``direct`` tools, so no prompt needs to wait for them). The two
+variants alternate, so both see the same machine load. Figures per variant (medians):
+
+- ``first request``: from spawning pi to the fake server receiving the model request (what a
+  user waits for: the servers connect in the background and must not hold it up);
+- ``total``: until pi exited (includes stopping the servers);
+- ``cpu``: user + system time of pi and its children.
+
+Usage: ``.venv/bin/python benchmarks/mcp_startup.py [rounds]`` (default 5). Prints figures only.
+Skips a server that is not installed (say which).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from pi_app.ai.testing import text  # noqa: E402
+from tests.fakes.llm_server import FakeLLMServer  # noqa: E402
+
+PI = str(Path(sys.executable).with_name("pi"))
+EVERYTHING = ROOT / "tests" / "_deps" / "node_modules" / ".bin" / "mcp-server-everything"
+HANG = "import sys, time\nsys.stdin.readline()\ntime.sleep(3600)\n"
+
+
+def _home(root: Path, name: str, base_url: str, servers: dict[str, object] | None) -> Path:
+    home = root / name
+    agent = home / ".pi" / "agent"
+    agent.mkdir(parents=True)
+    models = {
+        "providers": {
+            "fake": {
+                "baseUrl": base_url + "/v1",
+                "api": "openai-completions",
+                "apiKey": "k",
+                "models": [{"id": "fake-model"}],
+            }
+        }
+    }
+    (agent / "models.json").write_text(json.dumps(models))
+    if servers is not None:
+        (agent / "mcp.json").write_text(json.dumps({"mcpServers": servers}))
+    return home
+
+
+def _run(home: Path, cwd: Path, server: FakeLLMServer) -> tuple[float, float, float]:
+    server.enqueue(text("ok"))
+    before = len(server.requests)
+    usage_before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    env = {
+        **os.environ,
+        "HOME": str(home),
+        "PI_CODING_AGENT_DIR": str(home / ".pi" / "agent"),
+        "PI_OFFLINE": "1",
+    }
+    started = time.monotonic()
+    proc = subprocess.run(
+        [PI, "--provider", "fake", "--model", "fake-model", "--no-session", "-p", "hi"],
+        cwd=cwd, env=env, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    total = time.monotonic() - started
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if proc.returncode != 0 or len(server.requests) <= before:
+        raise SystemExit(f"pi failed: {proc.stderr.strip()}")
+    first = server.requests[before].received_at - started
+    cpu = (usage.ru_utime - usage_before.ru_utime) + (usage.ru_stime - usage_before.ru_stime)
+    return first, total, cpu
+
+
+def main() -> None:
+    rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 5
+    with tempfile.TemporaryDirectory() as tmp, FakeLLMServer() as server:
+        root = Path(tmp)
+        hang = root / "hang.py"
+        hang.write_text(HANG)
+        servers: dict[str, object] = {"hangs": {"command": sys.executable, "args": [str(hang)]}}
+        try:
+            import mcp_server_time  # noqa: F401
+
+            servers["time"] = {"command": sys.executable, "args": ["-m", "mcp_server_time"]}
+        except ImportError:
+            print("mcp-server-time not installed: left out")
+        if EVERYTHING.exists():
+            servers["everything"] = {"command": str(EVERYTHING), "args": ["stdio"]}
+        else:
+            print("server-everything not installed (cd tests/_deps && npm install): left out")
+        cwd = root / "project"
+        cwd.mkdir()
+        homes = {
+            "none": _home(root, "none", server.base_url, None),
+            f"{len(servers)} servers": _home(root, "three", server.base_url, servers),
+        }
+        for home in homes.values():  # warm-up (bytecode, npm's first start)
+            _run(home, cwd, server)
+        figures: dict[str, list[tuple[float, float, float]]] = {name: [] for name in homes}
+        for _ in range(rounds):
+            for name, home in homes.items():
+                figures[name].append(_run(home, cwd, server))
+        print(f"pi -p with MCP servers configured vs none, {rounds} rounds (medians)")
+        base = None
+        for name, runs in figures.items():
+            first, total, cpu = (statistics.median(r[i] for r in runs) for i in range(3))
+            extra = "" if base is None else f"  (first request {1000 * (first - base):+.0f} ms)"
+            base = first if base is None else base
+            print(f"  {name:>10}: first request {first:.3f} s  total {total:.3f} s  cpu {cpu:.3f} s{extra}")
+
+
+if __name__ == "__main__":
+    main()
