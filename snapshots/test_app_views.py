@@ -165,7 +165,7 @@ def test_app_settings(snap_compare) -> None:
 
 
 def test_app_hotkeys(snap_compare) -> None:
-    """``/hotkeys``: three tables (Navigation, Editing, Other) of actions and their effective keys,
+    """``/hotkeys``: four tables (Navigation, Transcript, Editing, Other) of actions and their effective keys,
     e.g. ``New line | Shift+Enter / Ctrl+J`` and ``Cycle thinking level | Shift+Tab``."""
     app = app_with([])
 
@@ -177,3 +177,26 @@ def test_app_hotkeys(snap_compare) -> None:
         await pilot.pause(0.1)
 
     assert snap_compare(app, terminal_size=(100, 60), run_before=show)
+
+
+def test_app_search_bar(snap_compare) -> None:
+    """Ctrl+Shift+F and ``needle``: a box at the top right of the transcript with ``needle``, a
+    caret, ``2/3`` and ``↑ Shift+Enter · ↓ Enter`` in its lower border; the three ``needle`` words
+    in the transcript (after CJK punctuation and an emoji) are underlined, the current one (the
+    second) reversed."""
+    messages = [
+        UserMessage(content=[TextContent(text="找一下 needle，好吗？😀")], timestamp=1),
+        AssistantMessage(
+            content=[TextContent(text="「引号」里有 needle。\n\n- one 😀 NEEDLE\n- two")], timestamp=2
+        ),
+    ]
+    app = app_with(messages)
+
+    async def search(pilot) -> None:  # type: ignore[no-untyped-def]
+        await wait_ready(pilot)
+        await pilot.press("ctrl+shift+f", *"needle")
+        await pilot.pause(0.1)
+        await pilot.press("shift+enter")
+        await pilot.pause(0.1)
+
+    assert snap_compare(app, terminal_size=(90, 24), run_before=search)

@@ -1099,6 +1099,34 @@ class PiApp(App[int], inherit_bindings=False):
         joined = "\n\n".join(texts)
         self.editor.set_text(f"{joined}\n\n{current}" if current.strip() else joined)
 
+    # -- transcript search (1.6.0's tui.altScreen.search; search_bar.py) ------------------------
+
+    def open_transcript_search(self) -> None:
+        from pi_app.tui.search_bar import SearchBar
+
+        screen = self.main_screen
+        if screen is None:
+            return
+        existing = screen.query(SearchBar)
+        if existing:
+            self.focus_layers.opened(existing.first())
+            return
+        bar = SearchBar()
+        screen.mount(bar)
+        self.transcript.set_search("")
+        self.focus_layers.opened(bar)
+
+    def close_transcript_search(self) -> None:
+        from pi_app.tui.search_bar import SearchBar
+
+        screen = self.main_screen
+        if screen is None:
+            return
+        for bar in list(screen.query(SearchBar)):
+            self.focus_layers.closed(bar)
+            bar.remove()
+        self.transcript.set_search(None)
+
     # -- app actions (keys) ---------------------------------------------------------------------
 
     @on(PromptEditor.ActionRequested)

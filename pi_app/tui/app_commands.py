@@ -128,7 +128,7 @@ async def _export(app: Any, args: str) -> None:
 
 # -- /hotkeys, /changelog (R-CMD-09, R-CMD-10) ----------------------------------------------------
 
-_HOTKEY_GROUPS = ("Navigation", "Editing", "Other")
+_HOTKEY_GROUPS = ("Navigation", "Transcript", "Editing", "Other")
 
 
 def hotkeys_markdown(app: Any) -> str:

@@ -4,7 +4,8 @@
   ``keybindings/defaults.json`` is a link to it) in the format of pi 0.73.1's
   ``keybindings.json``: ``{"<action id>": "<key>" | ["<key>", …]}``, namespaced ids
   (``app.interrupt``, ``tui.input.newLine``; decision D-41). Python-only actions use the same scheme
-  (``app.transcript.pageUp``).
+  (``app.debug``); the transcript's scrolling and search use 1.6.0's ``tui.altScreen.*`` ids (this
+  app's earlier ``app.transcript.*`` ids are accepted as aliases).
 * ``ACTIONS`` describes every action: id, pi's older flat name (accepted as an alias, so old
   files keep working), the description ``/hotkeys`` shows, and its ``/hotkeys`` group.
 * ``<agentDir>/keybindings.json`` overrides: a present action *replaces* that action's keys (an
@@ -42,7 +43,7 @@ class Action:
     alias: str | None
     description: str
     group: str
-    """``/hotkeys`` section: Navigation, Editing, Other, Selectors, Tree, Sessions, Models."""
+    """``/hotkeys`` section: Navigation, Transcript, Editing, Other, Selectors, Tree, Sessions, Models."""
 
 
 def _a(action_id: str, alias: str | None, description: str, group: str) -> Action:
@@ -63,10 +64,21 @@ ACTIONS: tuple[Action, ...] = (
     _a("tui.editor.jumpBackward", "jumpBackward", "Jump backward to character", "Navigation"),
     _a("tui.editor.pageUp", "pageUp", "Scroll editor up by page", "Navigation"),
     _a("tui.editor.pageDown", "pageDown", "Scroll editor down by page", "Navigation"),
-    _a("app.transcript.pageUp", "transcriptPageUp", "Scroll transcript up by page", "Navigation"),
-    _a("app.transcript.pageDown", "transcriptPageDown", "Scroll transcript down by page", "Navigation"),
-    _a("app.transcript.top", "transcriptTop", "Scroll transcript to the top", "Navigation"),
-    _a("app.transcript.bottom", "transcriptBottom", "Scroll transcript to the bottom", "Navigation"),
+    # the transcript (1.6.0's fullscreen ``tui.altScreen.*`` actions)
+    _a("tui.altScreen.pageUp", "transcriptPageUp", "Scroll transcript up by page", "Transcript"),
+    _a("tui.altScreen.pageDown", "transcriptPageDown", "Scroll transcript down by page", "Transcript"),
+    _a("tui.altScreen.halfPageUp", None, "Scroll transcript up by half a page", "Transcript"),
+    _a("tui.altScreen.halfPageDown", None, "Scroll transcript down by half a page", "Transcript"),
+    _a("tui.altScreen.lineUp", None, "Scroll transcript up by one line", "Transcript"),
+    _a("tui.altScreen.lineDown", None, "Scroll transcript down by one line", "Transcript"),
+    _a("tui.altScreen.previousPrompt", None, "Jump to the previous prompt", "Transcript"),
+    _a("tui.altScreen.nextPrompt", None, "Jump to the next prompt", "Transcript"),
+    _a("tui.altScreen.search", None, "Search the transcript", "Transcript"),
+    _a("tui.altScreen.searchNext", None, "Next search match", "Transcript"),
+    _a("tui.altScreen.searchPrevious", None, "Previous search match", "Transcript"),
+    _a("tui.altScreen.searchClose", None, "Close transcript search", "Transcript"),
+    _a("tui.altScreen.top", "transcriptTop", "Scroll transcript to the top", "Transcript"),
+    _a("tui.altScreen.bottom", "transcriptBottom", "Scroll transcript to the end and follow", "Transcript"),
     # editing
     _a("tui.input.submit", "submit", "Submit input", "Editing"),
     _a("tui.input.newLine", "newLine", "New line", "Editing"),
@@ -144,6 +156,14 @@ ACTIONS: tuple[Action, ...] = (
 )
 ACTIONS_BY_ID: dict[str, Action] = {a.id: a for a in ACTIONS}
 _ALIASES: dict[str, str] = {a.alias: a.id for a in ACTIONS if a.alias}
+_ALIASES.update(
+    {  # this app's ids before it took 1.6.0's (files written for it keep working)
+        "app.transcript.pageUp": "tui.altScreen.pageUp",
+        "app.transcript.pageDown": "tui.altScreen.pageDown",
+        "app.transcript.top": "tui.altScreen.top",
+        "app.transcript.bottom": "tui.altScreen.bottom",
+    }
+)
 
 
 def resolve_action(name: str) -> str | None:
@@ -180,6 +200,9 @@ def _platform_defaults(table: dict[str, list[str]]) -> dict[str, list[str]]:
     if sys.platform == "win32":  # no job control; alt+v pastes images (Windows owns ctrl+v)
         table["app.suspend"] = []
         table["app.clipboard.pasteImage"] = ["alt+v"]
+        table["tui.altScreen.search"] = ["ctrl+f"]  # as 1.6.0 on Windows
+        table["tui.altScreen.previousPrompt"] = ["ctrl+shift+up", "ctrl+up"]
+        table["tui.altScreen.nextPrompt"] = ["ctrl+shift+down", "ctrl+down"]
     return table
 
 

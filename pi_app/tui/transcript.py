@@ -18,6 +18,10 @@ How it stays cheap however long the conversation gets:
   (``scroll_bottom``) or sending a message (``add_user``) follows again. A resize keeps the same part of the top block at the top.
 * Mouse selection (R-TR-11): rows carry Textual's selection offsets; ``get_selection`` renders
   only the blocks under the selection.
+* Search (1.6.0's ``tui.altScreen.search``; ``transcript_search``): while a query is set every
+  block is measured and its rendered rows searched; matches are highlighted as rows are painted
+  (the current one reversed and bold, the others dim and underlined) and found again whenever the
+  transcript changes (a streaming answer, a resize). ``jump_prompt`` moves between user messages.
 
 The public methods used by the app (``add_header``, ``add_user``, ``add_note``,
 ``start_assistant``, ``update_assistant``, ``end_assistant``, ``tool_started``,
@@ -33,6 +37,7 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from rich.segment import Segment
+from rich.style import Style
 from textual.geometry import Region, Size
 from textual.scroll_view import ScrollView
 from textual.selection import Selection
@@ -43,12 +48,18 @@ from pi_app.tui.blocks.base import Block
 from pi_app.tui.blocks.text import HeaderBlock, NoteBlock, UserBlock
 from pi_app.tui.blocks.theme import FALLBACK_DARK, BlockTheme
 from pi_app.tui.tool_calls import TurnToolCalls
+from pi_app.tui.transcript_search import SearchState
 
 if TYPE_CHECKING:  # imported on first use: the first frame (the start-up header) does without them
     from pi_app.tui.blocks.assistant import AssistantBlock
     from pi_app.tui.blocks.tool import ToolBlock
 
 BlockT = TypeVar("BlockT", bound=Block)
+
+_MATCH = Style(dim=True, underline=True)
+"""A search match (as pi 1.6.0 marks them)."""
+_CURRENT = Style(bold=True, reverse=True)
+"""The current search match."""
 
 FRAME_INTERVAL = 1 / 60
 """Streaming updates re-render at most once per this many seconds (R-TUI-05)."""
@@ -101,6 +112,11 @@ class Transcript(ScrollView, can_focus=False):
         self.hide_thinking = False
         self.expand_hint = "ctrl+o"
         """Key hint shown in collapsed previews (the app sets it from the effective keybindings)."""
+        self.search: SearchState | None = None
+        """The open transcript search (None when closed)."""
+        self._revision = 0
+        """Bumped whenever a block is added, removed or changed (stale search matches)."""
+        self._searched: tuple[int, int, int] | None = None
 
     # -- geometry -------------------------------------------------------------------------------
 
@@ -267,6 +283,8 @@ class Transcript(ScrollView, can_focus=False):
     def render_lines(self, crop: Region) -> list[Strip]:
         self._paint_requested = False
         self._settle()
+        if self.search is not None and self.search.query and self._search_stale():
+            self._find(keep_current=True)
         return super().render_lines(crop)
 
     def render_line(self, y: int) -> Strip:
@@ -283,6 +301,9 @@ class Transcript(ScrollView, can_focus=False):
             return Strip.blank(width, self.rich_style)
         base = self.rich_style
         line = strips[offset].crop_extend(0, width, base).apply_style(base)
+        if self.search is not None and self.search.matches:
+            for start, end, current in self.search.in_row(row):
+                line = self._restyle(line, start, min(end, width), _CURRENT if current else _MATCH)
         selection = self.text_selection
         if selection is not None and (span := selection.get_span(row)) is not None:
             line = self._highlight(line, span, width)
@@ -291,10 +312,14 @@ class Transcript(ScrollView, can_focus=False):
     def _highlight(self, line: Strip, span: tuple[int, int], width: int) -> Strip:
         start, end = span
         end = width if end == -1 else min(end, width)
+        return self._restyle(line, start, end, self.screen.get_component_rich_style("screen--selection"))
+
+    @staticmethod
+    def _restyle(line: Strip, start: int, end: int, style: Style) -> Strip:
         if end <= start:
             return line
+        width = max(line.cell_length, end)
         before, middle, after = line.divide([start, end, width])[:3]
-        style = self.screen.get_component_rich_style("screen--selection")
         middle = Strip(Segment.apply_style(middle, post_style=style), middle.cell_length)
         return Strip.join([before, middle, after])
 
@@ -341,6 +366,7 @@ class Transcript(ScrollView, can_focus=False):
             raise ValueError(f"duplicate transcript block key: {block.key}")
         block.set_expanded(self.expand_all)
         self._positions[block.key] = len(self.blocks)
+        self._revision += 1
         self.blocks.append(block)
         self._heights.append(self._estimate(block))
         self._exact.append(False)
@@ -358,6 +384,7 @@ class Transcript(ScrollView, can_focus=False):
         if index is None:
             return
         block.dispose()
+        self._revision += 1
         del self.blocks[index], self._heights[index], self._exact[index], self._starts[index + 1]
         for later in self.blocks[index:]:
             self._positions[later.key] -= 1
@@ -384,6 +411,7 @@ class Transcript(ScrollView, can_focus=False):
         if not self._dirty:
             return
         dirty, self._dirty = self._dirty, {}
+        self._revision += 1
         self._check_geometry()
         if self._width <= 0:
             for block in dirty.values():
@@ -415,6 +443,7 @@ class Transcript(ScrollView, can_focus=False):
         for i, block in enumerate(self.blocks):
             block.invalidate()
             self._exact[i] = False
+        self._revision += 1
         self.refresh()
 
     def set_expand_all(self, expanded: bool) -> None:
@@ -423,6 +452,7 @@ class Transcript(ScrollView, can_focus=False):
         for i, block in enumerate(self.blocks):
             if block.set_expanded(expanded):
                 self._exact[i] = False
+        self._revision += 1
         self.refresh()
 
     def set_hide_thinking(self, hide: bool) -> None:
@@ -433,6 +463,7 @@ class Transcript(ScrollView, can_focus=False):
             if isinstance(block, AssistantBlock):
                 block.set_hide_thinking(hide)
                 self._exact[i] = False
+        self._revision += 1
         self.refresh()
 
     def release_images(self) -> None:
@@ -445,6 +476,7 @@ class Transcript(ScrollView, can_focus=False):
         for block in self.blocks:
             block.dispose()
         self.blocks.clear()
+        self._revision += 1
         self._heights.clear()
         self._exact.clear()
         self._starts[:] = [0]
@@ -467,8 +499,123 @@ class Transcript(ScrollView, can_focus=False):
     def scroll_page_down_lines(self) -> None:
         self.scroll_to(y=self.scroll_y + max(1, self.scrollable_content_region.height), animate=False)
 
+    def scroll_half_page_up(self) -> None:
+        self.scroll_to(y=self.scroll_y - max(1, self.scrollable_content_region.height // 2), animate=False)
+
+    def scroll_half_page_down(self) -> None:
+        self.scroll_to(y=self.scroll_y + max(1, self.scrollable_content_region.height // 2), animate=False)
+
+    def scroll_line_up(self) -> None:
+        self.scroll_to(y=self.scroll_y - 1, animate=False)
+
+    def scroll_line_down(self) -> None:
+        self.scroll_to(y=self.scroll_y + 1, animate=False)
+
     def scroll_top(self) -> None:
         self.scroll_to(y=0, animate=False)
+
+    def measure_all(self) -> None:
+        """Make every height exact (search and prompt jumps need true rows); renders every block."""
+        self._check_geometry()
+        if self._width <= 0:
+            return
+        changed = False
+        for i in range(len(self.blocks)):
+            if not self._exact[i]:
+                changed |= self._measure(i)
+        if changed or self._geometry_dirty:
+            self._sync_virtual_size()
+
+    def scroll_to_row(self, row: int, *, context: int | None = None) -> None:
+        """Bring ``row`` into view (``context`` rows below the top when it has to move)."""
+        height = max(1, self.scrollable_content_region.height)
+        top = int(self.scroll_offset.y)
+        if top <= row < top + height:
+            return
+        above = height // 3 if context is None else context
+        self._follow = False
+        self.scroll_to(y=max(0, row - above), animate=False)
+
+    def jump_prompt(self, direction: int) -> bool:
+        """Scroll to the previous (-1) or next (1) user message; the next past the last one is the
+        end (following again). False when there is nowhere to go."""
+        self.measure_all()
+        self._reindex()
+        top = int(self.scroll_offset.y)
+        rows = [self._starts[i] for i, block in enumerate(self.blocks) if isinstance(block, UserBlock)]
+        if direction < 0:
+            earlier = [r for r in rows if r < top]
+            if not earlier:
+                return False
+            self._follow = False
+            self.scroll_to(y=earlier[-1], animate=False)
+            return True
+        later = [r for r in rows if r > top]
+        if later and later[0] <= self.max_scroll_y:
+            self._follow = False
+            self.scroll_to(y=later[0], animate=False)
+            return True
+        if self._follow:
+            return False
+        self.scroll_bottom()
+        return True
+
+    # -- search (1.6.0's tui.altScreen.search*) -------------------------------------------------
+
+    def set_search(self, query: str | None) -> SearchState | None:
+        """Open (or update) the search with ``query``; None closes it. The current match is the
+        last one at or above the view's bottom row, scrolled into view."""
+        if query is None:
+            self.search = None
+            self._searched = None
+            self.refresh()
+            return None
+        if self.search is None:
+            self.search = SearchState()
+        self.search.query = query
+        self._find(keep_current=False)
+        self._show_current()
+        return self.search
+
+    def search_step(self, direction: int) -> None:
+        if self.search is None:
+            return
+        if self._search_stale():
+            self._find(keep_current=True)
+        if self.search.step(direction) is not None:
+            self._show_current()
+        self.refresh()
+
+    def _search_stale(self) -> bool:
+        return self._searched != (self._revision, self._content_width(), self._theme.version)
+
+    def _find(self, *, keep_current: bool) -> None:
+        from pi_app.tui.transcript_search import find_matches
+
+        search = self.search
+        if search is None:
+            return
+        self.measure_all()
+        self._reindex()
+        previous = search.current_match
+        width = self._width or self._content_width() or 80
+        matches = []
+        if search.query:
+            for index, block in enumerate(self.blocks):
+                lines = [strip.text for strip in block.render(width, self._theme)]
+                matches.extend(find_matches(lines, search.query, self._starts[index]))
+        if keep_current and previous is not None:
+            search.set_matches(matches, previous.row)
+        else:
+            height = max(1, self.scrollable_content_region.height)
+            search.set_matches(matches, int(self.scroll_offset.y) + height - 1)
+        self._searched = (self._revision, self._content_width(), self._theme.version)
+        self.refresh()
+
+    def _show_current(self) -> None:
+        match = self.search.current_match if self.search is not None else None
+        if match is not None:
+            self.scroll_to_row(match.row)
 
     def scroll_bottom(self) -> None:
         """Jump to the end and follow the tail again."""

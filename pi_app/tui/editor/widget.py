@@ -64,15 +64,22 @@ APP_ACTIONS: tuple[str, ...] = (
     "app.session.tree",
     "app.session.fork",
     "app.session.resume",
-    "app.transcript.pageUp",
-    "app.transcript.pageDown",
-    "app.transcript.top",
-    "app.transcript.bottom",
+    "tui.altScreen.pageUp",
+    "tui.altScreen.pageDown",
+    "tui.altScreen.halfPageUp",
+    "tui.altScreen.halfPageDown",
+    "tui.altScreen.lineUp",
+    "tui.altScreen.lineDown",
+    "tui.altScreen.previousPrompt",
+    "tui.altScreen.nextPrompt",
+    "tui.altScreen.search",
+    "tui.altScreen.top",
+    "tui.altScreen.bottom",
     "app.debug",
 )
 """App actions the editor forwards, after interrupt/exit/pasteImage (R-KEY-05)."""
 
-_TRANSCRIPT_PAGE_ACTIONS = frozenset({"app.transcript.pageUp", "app.transcript.pageDown"})
+_TRANSCRIPT_PAGE_ACTIONS = frozenset({"tui.altScreen.pageUp", "tui.altScreen.pageDown"})
 
 
 @dataclass

@@ -1,0 +1,155 @@
+"""Transcript search, prompt jumps and half-page scrolling under 1.6.0's ``tui.altScreen.*`` ids
+(issue 17, features)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from hypothesis import given
+from hypothesis import strategies as st
+from rich.cells import cell_len
+
+from pi_app.ai.testing import text
+from pi_app.tui.keybindings import Keybindings
+from pi_app.tui.search_bar import SearchBar
+from pi_app.tui.transcript_search import SearchState, find_in_line, find_matches, fold
+from tests.tui.helpers import wait_for
+from tests.tui.test_app_flows import make_app, notes, started
+
+CJK_ANSWER = "第一步，找到「针」。😀 needle ！\n\nsecond paragraph NEEDLE here"
+
+
+def test_matches_are_case_blind_cell_offsets_in_rendered_rows() -> None:
+    lines = ["你好，needle。", "no", "Needle and NEEDLE"]
+    matches = find_matches(lines, "NeEdLe", first_row=10)
+    assert [(m.row, m.start, m.end) for m in matches] == [(10, 6, 12), (12, 0, 6), (12, 11, 17)]
+    assert find_in_line("「针」😀针", "针") == [(2, 4), (8, 10)]
+    assert find_matches(lines, "") == []
+
+
+@given(st.text(min_size=0, max_size=30), st.text(min_size=1, max_size=4))
+def test_every_match_covers_the_query_cells(line: str, query: str) -> None:
+    for start, end in find_in_line(line, fold(query)):
+        assert 0 <= start < end <= cell_len(line) or cell_len(query) == 0
+    assert len(fold(line)) == len(line)
+
+
+def test_state_counts_and_wraps() -> None:
+    state = SearchState("x")
+    assert state.counter() == "No matches"
+    state.set_matches(find_matches(["x", "", "x", "x"], "x"), near_row=2)
+    assert state.counter() == "2/3"
+    state.step(1)
+    state.step(1)
+    assert state.counter() == "1/3"
+    state.step(-1)
+    assert state.counter() == "3/3"
+    assert state.in_row(3) == [(0, 1, True)] and state.in_row(0) == [(0, 1, False)]
+
+
+def test_default_keys_are_pi_1_6_s() -> None:
+    kb = Keybindings()
+    assert kb.keys("tui.altScreen.search") == ("ctrl+shift+f",)
+    assert kb.keys("tui.altScreen.searchNext") == ("enter", "ctrl+g")
+    assert kb.keys("tui.altScreen.searchPrevious") == ("shift+enter", "ctrl+shift+g")
+    assert kb.keys("tui.altScreen.previousPrompt") == ("ctrl+shift+up",)
+    assert kb.keys("tui.altScreen.top") == ("ctrl+home",)
+    assert kb.keys("tui.altScreen.halfPageUp") == ()
+    # this app's earlier ids still load
+    assert Keybindings.load(None).keys("app.transcript.pageUp") == kb.keys("tui.altScreen.pageUp")
+
+
+async def test_search_highlights_moves_and_closes(tmp_path: Path) -> None:
+    filler = "\n\n".join(f"Filler {i}." for i in range(60))
+    app, _ = make_app(tmp_path, [[text(CJK_ANSWER + "\n\n" + filler)], [text("last reply 针")]])
+    async with app.run_test(size=(100, 30)) as pilot:
+        await started(pilot, app)
+        await pilot.press(*"first", "enter")
+        await wait_for(pilot, lambda: "Filler 59." in notes(app) and not app.is_working)
+        await pilot.press(*"again", "enter")
+        await wait_for(pilot, lambda: "last reply" in notes(app) and not app.is_working)
+        await pilot.pause()
+        transcript = app.transcript
+        await pilot.press("ctrl+shift+f")
+        await wait_for(pilot, lambda: bool(app.screen.query(SearchBar)))
+        bar = app.screen.query_one(SearchBar)
+        await wait_for(pilot, lambda: bar.has_focus)
+        for char in "针":
+            await pilot.press(char)
+        await pilot.pause()
+        search = transcript.search
+        assert search is not None and search.query == "针"
+        assert len(search.matches) == 2
+        assert search.counter() == "2/2"  # the last match above the view's bottom
+        assert "2/2" in bar.render().plain
+        await pilot.press("enter")  # next wraps to the first
+        await pilot.pause()
+        assert search.counter() == "1/2"
+        first = search.current_match
+        assert first is not None
+        top = int(transcript.scroll_offset.y)
+        assert top <= first.row < top + transcript.scrollable_content_region.height
+        # the current match is drawn reversed in its row
+        strip = transcript.render_line(first.row - top)
+        marked = [seg for seg in strip if seg.style is not None and seg.style.reverse]
+        assert "".join(seg.text for seg in marked) == "针"
+        await pilot.press("shift+enter")
+        await pilot.pause()
+        assert search.counter() == "2/2"
+        # a case-blind ASCII query, typed after clearing with backspace
+        await pilot.press("backspace", *"NEEDLE")
+        await pilot.pause()
+        assert search.counter().endswith("/2")
+        await pilot.press(*"zz")
+        await pilot.pause()
+        assert "No matches" in bar.render().plain
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not app.screen.query(SearchBar) and transcript.search is None
+        assert app.editor.has_focus
+
+
+async def test_prompt_jumps_and_half_pages(tmp_path: Path) -> None:
+    agent_dir = tmp_path / "agent"
+    agent_dir.mkdir()
+    (agent_dir / "keybindings.json").write_text(
+        json.dumps({"tui.altScreen.halfPageUp": "alt+u", "tui.altScreen.halfPageDown": "alt+d"})
+    )
+    long = "\n\n".join(f"Line {i}." for i in range(40))
+    app, _ = make_app(tmp_path, [[text(long)], [text(long)], [text(long)]], agent_dir=agent_dir)
+    async with app.run_test(size=(90, 30)) as pilot:
+        await started(pilot, app)
+        for prompt in ("one", "two", "three"):
+            await pilot.press(*prompt, "enter")
+            await wait_for(pilot, lambda p=prompt: p in notes(app) and not app.is_working)
+        await wait_for(pilot, lambda: notes(app).count("Line 39.") == 3)
+        await pilot.pause()
+        transcript = app.transcript
+        from pi_app.tui.blocks.text import UserBlock
+
+        starts = [transcript.block_rows(b)[0] for b in transcript.blocks_of(UserBlock)]
+        assert len(starts) == 3
+        await pilot.press("ctrl+shift+up")
+        await pilot.pause()
+        assert int(transcript.scroll_offset.y) == starts[2]
+        assert not transcript.following
+        await pilot.press("ctrl+shift+up")
+        await pilot.pause()
+        assert int(transcript.scroll_offset.y) == starts[1]
+        await pilot.press("ctrl+shift+down")
+        await pilot.pause()
+        assert int(transcript.scroll_offset.y) == starts[2]
+        height = transcript.scrollable_content_region.height
+        await pilot.press("alt+u")
+        await pilot.pause()
+        assert int(transcript.scroll_offset.y) == starts[2] - height // 2
+        await pilot.press("alt+d")
+        await pilot.pause()
+        assert int(transcript.scroll_offset.y) == starts[2]
+        await pilot.press("ctrl+home")
+        await pilot.pause()
+        assert transcript.scroll_offset.y == 0
+        await pilot.press("ctrl+end")
+        await pilot.pause()
+        assert transcript.following
