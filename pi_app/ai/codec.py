@@ -105,6 +105,7 @@ _MODEL_COST = (
     ("cache_read", "cacheRead"),
     ("cache_write", "cacheWrite"),
     ("cache_write_1h", "cacheWrite1h"),
+    ("tiers", "tiers"),
 )
 _MODEL = (
     ("id", "id"),
@@ -306,7 +307,10 @@ def model_from_dict(data: dict[str, Any]) -> Model:
     cost = data.get("cost") or {}
     model = _fill(Model, tuple(p for p in _MODEL if p[0] != "cost"), data, ("cost",))
     model.cost = ModelCost(
-        **{attr: cost.get(key) or (None if attr == "cache_write_1h" else 0) for attr, key in _MODEL_COST}
+        **{
+            attr: cost.get(key) or (None if attr in ("cache_write_1h", "tiers") else 0)
+            for attr, key in _MODEL_COST
+        }
     )
     return model
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import copy
 import importlib
+import re
 import weakref
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -93,6 +94,38 @@ def error_stream(model: Model, text: str, *, aborted: bool = False) -> Assistant
     message = error_message_for(model, text, aborted=aborted)
     stream.push(ErrorEvent(reason=message.stop_reason, error=message))
     return stream
+
+
+def missing_key_message(provider: Any) -> str:
+    """One line naming what to set: the key variable(s) and ``/login`` (or ``pi auth login``)."""
+    api_key = getattr(provider.auth, "api_key", None)
+    hint = getattr(api_key, "missing_hint", None)
+    if hint is None:
+        names = list(getattr(api_key, "env_vars", None) or [])
+        required = list(getattr(api_key, "required_env", None) or [])
+        hint = " and ".join(names[:1] + required) if names else ""
+    if not hint:
+        return f"No credentials for {provider.id}: sign in with /login (or pi auth login {provider.id})"
+    return f"No API key for {provider.id}: set {hint}, or use /login (or pi auth login {provider.id})"
+
+
+@dataclass
+class MissingSetting:
+    name: str
+
+
+_PLACEHOLDER = re.compile(r"\{([A-Z][A-Z0-9_]*)\}")
+
+
+async def fill_base_url(url: str, ctx: AuthContext, env: Mapping[str, str]) -> str | MissingSetting:
+    """Replace ``{VAR}`` in a catalogue base URL (Cloudflare's account id) from the request env."""
+    out = url
+    for name in dict.fromkeys(_PLACEHOLDER.findall(url)):
+        value = env.get(name) or await ctx.env(name)
+        if not value:
+            return MissingSetting(name)
+        out = out.replace("{" + name + "}", value)
+    return out
 
 
 def merge_headers(*layers: Mapping[str, str] | None) -> dict[str, str]:
@@ -489,16 +522,27 @@ class MutableModels:
             except ModelsError as exc:
                 return error_stream(model, str(exc))
             if resolved is None:
-                return error_stream(model, f"No API key for provider: {provider.id}")
+                return error_stream(model, missing_key_message(provider))
             auth = resolved.auth
             target_model = model
             if auth.get("baseUrl"):
                 target_model = replace(model, base_url=auth["baseUrl"])
+            request_env = {**(resolved.env or {}), **(opts.env or {})}
+            if "{" in (target_model.base_url or ""):
+                base_url = await fill_base_url(target_model.base_url, ctx, request_env)
+                if isinstance(base_url, MissingSetting):
+                    return error_stream(model, f"{base_url.name} is not set (needed by {provider.id})")
+                target_model = replace(target_model, base_url=base_url)
             headers = merge_headers(provider.headers, model.headers, auth.get("headers"), opts.headers)
             if transform_headers is not None:
                 maybe = transform_headers(headers)
                 headers = await maybe if asyncio.iscoroutine(maybe) else maybe
-            request_opts = replace(opts, api_key=auth.get("apiKey") or opts.api_key, headers=headers or None)
+            request_opts = replace(
+                opts,
+                api_key=auth.get("apiKey") or opts.api_key,
+                headers=headers or None,
+                env=request_env or None,
+            )
             if getattr(request_opts, "http_client", None) is None:
                 request_opts.http_client = self.http_client()
             if simple:

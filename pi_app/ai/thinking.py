@@ -2,8 +2,8 @@
 
 Levels, lowest to highest: ``off, minimal, low, medium, high, xhigh`` (there is no ``max``;
 Anthropic's "max" effort is the adapter's mapping of ``xhigh``). A non-reasoning model supports
-only ``off``. ``xhigh`` is supported only when the model's ``thinkingLevelMap`` sets it to a
-non-null value; a level mapped to ``None`` is unsupported. Clamping moves down to the next
+only ``off``. ``xhigh`` is supported only when the model's ``thinkingLevelMap`` sets it (or, absent,
+1.6.0's ``max``) to a non-null value; a level mapped to ``None`` is unsupported. Clamping moves down to the next
 supported level (or up to the lowest supported one when nothing lower exists).
 """
 
@@ -16,8 +16,11 @@ DEFAULT_THINKING_LEVEL = "medium"
 
 
 def supports_xhigh(model: Any) -> bool:
+    """Mapped to a non-null value; or, when the map does not name it, 1.6.0's ``max`` is (D-18)."""
     level_map = getattr(model, "thinking_level_map", None) or {}
-    return level_map.get("xhigh") is not None
+    if "xhigh" in level_map:
+        return level_map["xhigh"] is not None
+    return level_map.get("max") is not None
 
 
 def supported_thinking_levels(model: Any) -> list[str]:

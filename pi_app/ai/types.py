@@ -197,6 +197,8 @@ class ModelCost:
     cache_read: float = 0
     cache_write: float = 0
     cache_write_1h: float | None = None
+    # prices that apply instead once a request's input (incl. cache) exceeds ``inputTokensAbove``
+    tiers: list[dict[str, float]] | None = None
 
 
 @dataclass

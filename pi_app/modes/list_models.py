@@ -2,7 +2,8 @@
 
 Lists the models whose provider has credentials (API key flag, ``auth.json``, environment or
 ``models.json``), sorted by provider then id — the same set the model selector and RPC
-``get_available_models`` offer. With a search term, a model is kept when every character of the
+``get_available_models`` offer; ids are ordered as pi 1.6.0 orders them (its locale comparison:
+symbols before digits before letters, case ignored until a tie). With a search term, a model is kept when every character of the
 term appears in order in ``provider/id`` (case-insensitive), as pi's fuzzy filter does.
 
 Columns: provider, model, context window, max output, thinking, images. Token counts are shown
@@ -28,6 +29,25 @@ def format_tokens(count: int) -> str:
     return str(count)
 
 
+# ICU's root order of the punctuation and symbols that occur in model ids
+_SYMBOLS = " _-,;:!?.'\"()[]{}@*/\\&#%`^+<=>|~$"
+
+
+def locale_sort_key(text: str) -> tuple[list[tuple[int, int]], list[int]]:
+    """A sort key ordering strings as pi 1.6.0's ``localeCompare`` does for model and provider ids."""
+    primary = []
+    for char in text:
+        if char in _SYMBOLS:
+            primary.append((0, _SYMBOLS.index(char)))
+        elif char.isdigit():
+            primary.append((1, ord(char)))
+        elif char.isalpha():
+            primary.append((2, ord(char.lower())))
+        else:
+            primary.append((3, ord(char)))
+    return primary, [0 if char.islower() else 1 for char in text]
+
+
 def fuzzy_match(term: str, text: str) -> bool:
     """Every character of ``term`` occurs in ``text`` in order (case-insensitive); spaces are ignored."""
     haystack = text.lower()
@@ -44,7 +64,7 @@ def fuzzy_match(term: str, text: str) -> bool:
 
 def model_rows(models: Sequence[Any], search: str | None = None) -> list[tuple[str, ...]]:
     rows = []
-    for model in sorted(models, key=lambda m: (m.provider, m.id)):
+    for model in sorted(models, key=lambda m: (locale_sort_key(m.provider), locale_sort_key(m.id))):
         if search and not fuzzy_match(search, f"{model.provider}/{model.id}"):
             continue
         rows.append(

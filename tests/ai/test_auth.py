@@ -124,7 +124,7 @@ async def test_copilot_base_url_and_headers_from_token() -> None:
     )
     recorder = Recorder(lambda r: T.mock_sse_response(T.openai_completions_transcript([T.text("ok")])))
     models = collection(recorder, store)
-    result = await models.complete(models.get_model("github-copilot", "gpt-4.1"), CTX)
+    result = await models.complete(models.get_model("github-copilot", "kimi-k3"), CTX)
     assert result.stop_reason == "stop", result.error_message
     request = recorder.requests[0]
     assert str(request.url) == "https://api.enterprise.githubcopilot.com/chat/completions"

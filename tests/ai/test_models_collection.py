@@ -75,7 +75,9 @@ async def test_no_key_means_no_request() -> None:
     models = make_models(server)
     events = await collect(models.stream(models.get_model("openai", "gpt-5"), ctx()))
     assert [e.type for e in events] == ["error"]
-    assert events[0].error.error_message == "No API key for provider: openai"
+    assert events[0].error.error_message == (
+        "No API key for openai: set OPENAI_API_KEY, or use /login (or pi auth login openai)"
+    )
     assert server.requests == []
 
 
@@ -198,8 +200,12 @@ def test_builtins_are_fresh_and_cheap() -> None:
         "opencode-go",
         "github-copilot",
         "mistral",
-        "azure-openai-responses",
+        "azure",
         "openai-codex",
+        "amazon-bedrock",
+        "google-vertex",
+        "cloudflare-ai-gateway",
+        "together",
     ):
         assert required in ids
     models = builtin_models()
@@ -253,7 +259,7 @@ async def test_simple_options_budget_and_adaptive() -> None:
     ("provider", "model_id", "transcript"),
     [
         ("anthropic", "claude-haiku-4-5", T.anthropic_transcript),
-        ("deepseek", "deepseek-chat", T.openai_completions_transcript),
+        ("deepseek", "deepseek-v4-pro", T.openai_completions_transcript),
         ("openai", "gpt-4.1", T.openai_responses_transcript),
         ("google", "gemini-2.5-flash", T.google_transcript),
     ],

@@ -35,7 +35,7 @@ class FakeBuiltins:
                 "anthropic-messages",
                 "https://api.anthropic.com",
                 ["ANTHROPIC_API_KEY"],
-                ["claude-sonnet-4-5", "claude-sonnet-4-5-20250929", "claude-opus-4-6"],
+                ["claude-sonnet-4-5", "claude-sonnet-4-5-20250929", "claude-opus-5-5"],
             ),
             "openai": (
                 "openai-responses",

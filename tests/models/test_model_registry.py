@@ -116,7 +116,7 @@ async def test_every_known_api_name_routes_to_its_adapter(models_json, builtins,
 async def test_models_json_errors_keep_builtins(models_json, builtins) -> None:
     path = models_json('{"providers": {"ollama": {"baseUrl": "x",}}}')
     registry = make(path, builtins)
-    assert registry.find("anthropic", "claude-opus-4-6") is not None
+    assert registry.find("anthropic", "claude-opus-5-5") is not None
     error = registry.get_error()
     assert error is not None and error.startswith("Failed to parse models.json:")
     assert error.endswith(str(path))
@@ -138,7 +138,7 @@ async def test_provider_and_model_overrides_on_builtins(models_json, builtins) -
                 "baseUrl": "http://proxy.local",
                 "headers": {"X-Org": "acme"},
                 "modelOverrides": {
-                    "claude-opus-4-6": {"cost": {"input": 1}, "name": "Opus (cheap)"},
+                    "claude-opus-5-5": {"cost": {"input": 1}, "name": "Opus (cheap)"},
                     "does-not-exist": {"cost": {"input": 9}},
                 },
             }
@@ -149,7 +149,7 @@ async def test_provider_and_model_overrides_on_builtins(models_json, builtins) -
     anthropic = [m for m in registry.get_all() if m.provider == "anthropic"]
     assert len(anthropic) == 3
     assert all(m.base_url == "http://proxy.local" and m.headers == {"X-Org": "acme"} for m in anthropic)
-    opus = registry.find("anthropic", "claude-opus-4-6")
+    opus = registry.find("anthropic", "claude-opus-5-5")
     assert opus is not None
     assert (opus.cost.input, opus.cost.output, opus.cost.cache_read, opus.cost.cache_write) == (
         1,
@@ -250,7 +250,7 @@ async def test_is_using_oauth_reflects_the_stored_credential(builtins) -> None:
     creds = {"anthropic": {"type": "oauth", "access": "a", "refresh": "r", "expires": 1}}
     registry = make(None, builtins, creds=creds)
     await registry.refresh()
-    assert registry.is_using_oauth(registry.find("anthropic", "claude-opus-4-6"))  # type: ignore[arg-type]
+    assert registry.is_using_oauth(registry.find("anthropic", "claude-opus-5-5"))  # type: ignore[arg-type]
     assert not registry.is_using_oauth(registry.find("openai", "gpt-4o"))  # type: ignore[arg-type]
 
 
@@ -350,7 +350,7 @@ def test_unregister_owner_drops_only_that_runtimes_providers(builtins) -> None:
     registry.register_provider("openai", {"base_url": "http://new"}, owner=new)
     registry.unregister_owner(old)
     assert registry.registered_provider_names() == ["openai"]
-    assert registry.find("anthropic", "claude-opus-4-6").base_url == "https://api.anthropic.com"  # type: ignore[union-attr]
+    assert registry.find("anthropic", "claude-opus-5-5").base_url == "https://api.anthropic.com"  # type: ignore[union-attr]
     assert registry.find("openai", "gpt-4o").base_url == "http://new"  # type: ignore[union-attr]
 
 
@@ -365,7 +365,7 @@ async def test_refresh_rereads_models_json_and_keeps_registrations(models_json, 
     await registry.refresh()
     assert registry.find("ollama", "qwen") is not None
     assert registry.find("ollama", "llama3.1:8b") is None
-    assert registry.find("anthropic", "claude-opus-4-6").base_url == "http://P"  # type: ignore[union-attr]
+    assert registry.find("anthropic", "claude-opus-5-5").base_url == "http://P"  # type: ignore[union-attr]
     assert registry.find("ollama", "llama3.1:8b") is None and any(m.id == "llama3.1:8b" for m in snapshot)
 
 

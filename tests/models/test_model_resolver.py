@@ -120,26 +120,26 @@ def test_inferred_provider_falls_back_to_a_raw_id() -> None:
 
 
 def test_scopes_globs_levels_and_warnings() -> None:
-    available = [*SONNETS, m("anthropic", "claude-opus-4-6")]
+    available = [*SONNETS, m("anthropic", "claude-opus-5-5")]
     scope, warnings = resolve_model_scope(
-        parse_model_list("claude-*:high, gpt-4o,claude-opus-4-6"), available
+        parse_model_list("claude-*:high, gpt-4o,claude-opus-5-5"), available
     )
     assert [(s.model.id, s.thinking_level) for s in scope] == [
         ("claude-sonnet-4-5-20250929", "high"),
         ("claude-sonnet-4-5", "high"),
-        ("claude-opus-4-6", "high"),
+        ("claude-opus-5-5", "high"),
     ]
     assert warnings == ['No models match pattern "gpt-4o"']
     scope, _ = resolve_model_scope(["anthropic/CLAUDE-OPUS*", "sonnet:turbo"], available)
     assert [(s.model.id, s.thinking_level) for s in scope] == [
-        ("claude-opus-4-6", None),
+        ("claude-opus-5-5", None),
         ("claude-sonnet-4-5", None),
     ]
     assert resolve_model_scope(["claude-*"], [])[0] == []
 
 
 async def test_initial_model_order() -> None:
-    opus = m("anthropic", "claude-opus-4-6")
+    opus = m("anthropic", "claude-opus-5-5")
     gpt = m("openai", "gpt-5.4")
     other = m("openai", "gpt-4o")
     registry = Registry([other, gpt, opus], available=[other, gpt, opus])
@@ -154,7 +154,7 @@ async def test_initial_model_order() -> None:
         registry,
         scoped_models=scope,
         default_provider="anthropic",
-        default_model="claude-opus-4-6",
+        default_model="claude-opus-5-5",
         default_thinking_level="low",
     )
     assert (scoped.model, scoped.thinking_level) == (opus, "low")
@@ -209,7 +209,7 @@ async def test_with_a_real_registry(builtins) -> None:
     assert resolved.model is not None and resolved.model.id == "claude-sonnet-4-5"
     assert resolved.thinking_level == "high"
     initial = await find_initial_model(registry)
-    assert initial.model is not None and initial.model.id == "claude-opus-4-6"
+    assert initial.model is not None and initial.model.id == "claude-opus-5-5"
     scope, warnings = resolve_model_scope(["claude-*:high", "gpt-4o"], await registry.get_available())
     assert len(scope) == 3 and warnings == ['No models match pattern "gpt-4o"']
 

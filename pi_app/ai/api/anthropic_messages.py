@@ -337,7 +337,11 @@ class AnthropicMessagesApi(WireApi):
             effort = {"minimal": "low", "low": "low", "medium": "medium", "high": "high"}.get(level)
             if level == "xhigh":
                 level_map = model.thinking_level_map or {}
-                effort = level_map.get("xhigh") or ("max" if "opus" in model.id else "high")
+                effort = (
+                    level_map.get("xhigh")
+                    or level_map.get("max")
+                    or ("max" if "opus" in model.id else "high")
+                )
             return build_base_options(model, options, AnthropicOptions, thinking_enabled=True, effort=effort)
         budget = thinking_budget(level, options)
         max_tokens = min(base_max_tokens(model, options) + budget, model.max_tokens)

@@ -20,14 +20,29 @@ MISSING_BASE_URL = (
 )
 
 
+AZURE_HOSTS = (".openai.azure.com", ".cognitiveservices.azure.com", ".ai.azure.com")
+
+
+def normalize_azure_base_url(base: str) -> str:
+    """An Azure host given bare (or as ``/openai``, ``/openai/v1/responses``) gets ``/openai/v1``."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    trimmed = base.strip().rstrip("/")
+    parts = urlsplit(trimmed)
+    host = parts.hostname or ""
+    if host.endswith(AZURE_HOSTS) and parts.path.rstrip("/") in ("", "/openai", "/openai/v1/responses"):
+        return urlunsplit((parts.scheme, parts.netloc, "/openai/v1", "", ""))
+    return trimmed
+
+
 def azure_base_url(model: Model, options: Any) -> str:
     explicit = env_value(options, "AZURE_OPENAI_BASE_URL")
     if explicit:
-        return explicit.rstrip("/")
+        return normalize_azure_base_url(explicit)
     resource = env_value(options, "AZURE_OPENAI_RESOURCE_NAME")
     if resource:
         return f"https://{resource}.openai.azure.com/openai/v1"
-    return (model.base_url or "").rstrip("/")
+    return normalize_azure_base_url(model.base_url or "") if model.base_url else ""
 
 
 def deployment_for(model: Model, options: Any) -> str:

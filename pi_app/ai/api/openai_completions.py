@@ -34,7 +34,7 @@ from pi_app.ai.api.shared import (
     tool_call_arguments,
     user_blocks,
 )
-from pi_app.ai.api.simple_options import build_base_options, requested_level
+from pi_app.ai.api.simple_options import build_base_options, mapped_effort
 from pi_app.ai.api.transform_messages import transform_messages
 from pi_app.ai.http.sse import SseEvent
 from pi_app.ai.http.transport import format_error_object
@@ -322,7 +322,7 @@ class OpenAICompletionsApi(WireApi):
 
     def simple_options(self, model: Model, options: SimpleStreamOptions | None) -> OpenAICompletionsOptions:
         return build_base_options(
-            model, options, OpenAICompletionsOptions, reasoning_effort=requested_level(model, options)
+            model, options, OpenAICompletionsOptions, reasoning_effort=mapped_effort(model, options)
         )
 
 

@@ -20,7 +20,7 @@ from pi_app.ai.api.shared import (
     join_url,
     merge_headers,
 )
-from pi_app.ai.api.simple_options import build_base_options, requested_level
+from pi_app.ai.api.simple_options import build_base_options, mapped_effort
 from pi_app.ai.types import Context, Model, SimpleStreamOptions, StreamOptions
 
 API = "openai-responses"
@@ -82,7 +82,7 @@ class OpenAIResponsesApi(WireApi):
 
     def simple_options(self, model: Model, options: SimpleStreamOptions | None) -> OpenAIResponsesOptions:
         return build_base_options(
-            model, options, OpenAIResponsesOptions, reasoning_effort=requested_level(model, options)
+            model, options, OpenAIResponsesOptions, reasoning_effort=mapped_effort(model, options)
         )
 
 

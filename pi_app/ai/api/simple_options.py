@@ -45,6 +45,23 @@ def requested_level(model: Model, options: SimpleStreamOptions | None) -> str | 
     return clamped if clamped != "off" else None
 
 
+def mapped_effort(model: Model, options: SimpleStreamOptions | None) -> str | None:
+    """The effort value to send: the requested level through the model's ``thinkingLevelMap``.
+
+    1.6.0's catalogue maps levels to the provider's own words (``off`` -> ``none``); a level the
+    map does not name is sent as is. Our top level ``xhigh`` stands for 1.6.0's ``max`` on a model
+    whose map has ``max`` but no ``xhigh``.
+    """
+    level = requested_level(model, options)
+    level_map = model.thinking_level_map or {}
+    if level is None:
+        return None
+    if level == "xhigh" and "xhigh" not in level_map and isinstance(level_map.get("max"), str):
+        return level_map["max"]
+    value = level_map.get(level)
+    return value if isinstance(value, str) else level
+
+
 def thinking_budget(level: str, options: SimpleStreamOptions | None) -> int:
     budgets = dict(DEFAULT_BUDGETS)
     custom = getattr(options, "thinking_budgets", None) if options is not None else None

@@ -9,26 +9,54 @@ from pi_app.ai.auth.types import AuthCheck, AuthContext, AuthInteraction, AuthRe
 
 
 class EnvApiKeyAuth:
-    """Stored API key first, then the first non-empty env var (R-AI-48)."""
+    """Stored API key first, then the first non-empty env var (R-AI-48).
 
-    def __init__(self, name: str, env_vars: Sequence[str]) -> None:
+    ``required_env`` names other variables the provider cannot work without (Cloudflare's account
+    id): each comes from the stored credential's ``env`` (auth.json's per-provider overrides) or the
+    environment, and the provider counts as configured only when all are present. The credential's
+    ``env`` travels with the result, so the request sees it (base URL placeholders, Azure settings).
+    """
+
+    def __init__(self, name: str, env_vars: Sequence[str], required_env: Sequence[str] = ()) -> None:
         self.name = name
         self.env_vars = list(env_vars)
+        self.required_env = list(required_env)
+
+    async def _extra_env(self, ctx: AuthContext, credential: Credential | None) -> dict[str, str] | None:
+        stored = dict((credential or {}).get("env") or {})
+        for var in self.required_env:
+            if not stored.get(var):
+                value = await ctx.env(var)
+                if not value:
+                    return None
+                stored[var] = value
+        return stored
 
     async def resolve(self, *, ctx: AuthContext, credential: Credential | None) -> AuthResult | None:
+        env = await self._extra_env(ctx, credential)
+        if env is None:
+            return None
         if credential and credential.get("type") == "api_key" and credential.get("key"):
-            return AuthResult(auth={"apiKey": credential["key"]}, source="stored")
+            return AuthResult(auth={"apiKey": credential["key"]}, source="stored", env=env or None)
         for var in self.env_vars:
             value = await ctx.env(var)
             if value:
-                return AuthResult(auth={"apiKey": value}, source=var)
+                return AuthResult(auth={"apiKey": value}, source=var, env=env or None)
         return None
 
     async def login(self, interaction: AuthInteraction) -> Credential:
         key = await interaction.prompt({"type": "secret", "message": f"Enter {self.name}"})
-        return {"type": "api_key", "key": key}
+        credential: Credential = {"type": "api_key", "key": key}
+        if self.required_env:
+            env = {}
+            for var in self.required_env:
+                env[var] = await interaction.prompt({"type": "text", "message": f"Enter {var}"})
+            credential["env"] = env
+        return credential
 
     async def check(self, ctx: AuthContext, credential: Any) -> AuthCheck | None:
+        if await self._extra_env(ctx, credential) is None:
+            return {"configured": False}
         if credential and credential.get("type") == "api_key":
             return {"configured": True, "type": "api_key", "source": "stored"}
         for var in self.env_vars:
@@ -70,8 +98,8 @@ class NoAuth:
         return {"configured": True, "source": "none"}
 
 
-def env_api_key_auth(name: str, env_vars: Sequence[str]) -> ProviderAuth:
-    return ProviderAuth(api_key=EnvApiKeyAuth(name, env_vars))
+def env_api_key_auth(name: str, env_vars: Sequence[str], required_env: Sequence[str] = ()) -> ProviderAuth:
+    return ProviderAuth(api_key=EnvApiKeyAuth(name, env_vars, required_env))
 
 
 def static_api_key_auth(key: str | None, name: str = "API key", source: str = "models.json") -> ProviderAuth:

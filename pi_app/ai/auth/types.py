@@ -27,6 +27,7 @@ class AuthResult:
 
     auth: ModelAuth
     source: str
+    env: dict[str, str] | None = None  # settings for the request (auth.json's per-provider ``env``)
 
 
 @runtime_checkable

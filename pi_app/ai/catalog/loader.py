@@ -34,6 +34,17 @@ def catalog_provider_ids() -> list[str]:
     return list(_read("manifest.json")["providers"])
 
 
+def catalog_source() -> str:
+    """Where the catalogue came from, e.g. ``@earendil-works/pi-ai 1.6.0``."""
+    return str(_read("manifest.json").get("source", ""))
+
+
+def catalog_provider_entry(provider: str) -> dict[str, Any] | None:
+    """The manifest entry of ``provider``: ``file``, ``models``, ``name``, ``env``, ``requiredEnv``."""
+    entry = _read("manifest.json")["providers"].get(provider)
+    return dict(entry) if entry is not None else None
+
+
 def load_catalog(provider: str) -> list[Model]:
     """The built-in models of ``provider`` (empty for a provider without a catalogue file)."""
     entry = _read("manifest.json")["providers"].get(provider)

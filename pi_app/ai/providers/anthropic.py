@@ -19,6 +19,8 @@ ENV_VARS = ("ANTHROPIC_OAUTH_TOKEN", "ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"
 
 
 class AnthropicApiKeyAuth(EnvApiKeyAuth):
+    missing_hint = "ANTHROPIC_API_KEY"
+
     async def resolve(self, *, ctx: AuthContext, credential: Credential | None) -> AuthResult | None:
         result = await super().resolve(ctx=ctx, credential=credential)
         if result is not None and result.source == "ANTHROPIC_AUTH_TOKEN":

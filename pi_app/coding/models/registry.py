@@ -212,13 +212,23 @@ class LayeredApiKeyAuth:
         self.configured_key = configured_key
         self.auth_header = auth_header
         self.name = getattr(inner, "name", None) or name
+        # what a missing-key message names (the provider's own variables)
+        self.env_vars = list(getattr(inner, "env_vars", None) or [])
+        self.required_env = list(getattr(inner, "required_env", None) or [])
+        self.missing_hint = getattr(inner, "missing_hint", None)
 
     async def resolve(self, *, ctx: AuthContext, credential: Credential | None) -> AuthResult | None:
         result: AuthResult | None = None
         if credential and credential.get("type") == "api_key" and credential.get("key"):
             key = await resolve_value_in(str(credential["key"]), ctx.env)
             if key:
-                result = AuthResult(auth={"apiKey": key}, source="stored")
+                stored = {**credential, "key": key}
+                if self.inner is not None:  # the provider's own rules see the key and its ``env``
+                    result = await self.inner.resolve(ctx=ctx, credential=stored)
+                if result is None:
+                    result = AuthResult(auth={"apiKey": key}, source="stored", env=credential.get("env"))
+        elif credential and credential.get("type") == "api_key" and credential.get("env") and self.inner:
+            result = await self.inner.resolve(ctx=ctx, credential=credential)  # e.g. a saved AWS profile
         if result is None and self.inner is not None:
             result = await self.inner.resolve(ctx=ctx, credential=None)
         if result is None and self.configured_key:
@@ -235,7 +245,9 @@ class LayeredApiKeyAuth:
         if result is not None and self.auth_header and result.auth.get("apiKey"):
             headers = dict(result.auth.get("headers") or {})
             headers["Authorization"] = f"Bearer {result.auth['apiKey']}"
-            result = AuthResult(auth={**result.auth, "headers": headers}, source=result.source)
+            result = AuthResult(
+                auth={**result.auth, "headers": headers}, source=result.source, env=result.env
+            )
         return result
 
     async def check(self, ctx: AuthContext, credential: Any) -> AuthCheck | None:
