@@ -16,7 +16,7 @@ appended to ``<agent dir>/mcp-stderr/<server>.log`` (the last lines are shown fo
 ``kill_all_children`` ends every process group we started (SIGTERM, SIGKILL after a second): pi
 calls it at exit, so nothing is left behind even when the loop is gone.
 
-Calls: no SDK read timeout; our own watchdog fails a call after ``timeout`` seconds without an
+Connecting (initialize, tools/list) may take ``timeout`` but at least 10 s. Calls: no SDK read timeout; our own watchdog fails a call after ``timeout`` seconds without an
 answer or a progress notification (progress resets it). Aborting the call (Esc) cancels the SDK
 request, which sends ``notifications/cancelled`` to the server.
 """
@@ -43,6 +43,7 @@ from pi_app.coding.mcp.config import (
 )
 
 RETRY_DELAYS_S = (2.0, 4.0, 8.0, 16.0, 60.0)
+MIN_CONNECT_TIMEOUT_S = 10.0
 STDERR_TAIL_LINES = 20
 
 # Process groups of stdio servers we started (pid == pgid): ended at exit whatever happens.
@@ -341,13 +342,15 @@ class ServerConnection:
                 client_info=Implementation(name="pi", version=__version__),
             )
             await stack.enter_async_context(session)
-            init = await asyncio.wait_for(session.initialize(), config.timeout_s)
+            # a short per-request timeout must not fail a server that is slow to start (npx, node)
+            connect_s = max(config.timeout_s, MIN_CONNECT_TIMEOUT_S)
+            init = await asyncio.wait_for(session.initialize(), connect_s)
             self.instructions = (init.instructions or "").strip() or None
             info = init.server_info
             self.server_info = f"{info.name} {info.version}".strip() if info is not None else None
             capabilities = init.capabilities
             self.has_resources = capabilities is not None and capabilities.resources is not None
-            self.tools = await asyncio.wait_for(self._list_tools(session), config.timeout_s)
+            self.tools = await asyncio.wait_for(self._list_tools(session), connect_s)
             self.session = session
             self.state, self.error = "connected", None
             self._attempt = 0
