@@ -207,6 +207,43 @@ class SessionSwitchingMixin:
         await self._hook_notify("session_start", reason="resume", previous_session_file=previous)
         return SwitchResult(True, warnings)
 
+    async def import_session(self, source: str) -> SwitchResult:
+        """``/import <file.jsonl>`` (pi 1.6.0): copy a session file, byte for byte (so its id and
+        recorded cwd stay), into this project's session folder under its own name, then resume it.
+        ``SessionOperationError`` for a missing file, a file that is not a session, or a different
+        session already stored under that name (nothing is overwritten)."""
+        import os
+
+        from pi_app.coding.session.format import parse_session_text
+        from pi_app.coding.session.storage import ENCODING, ERRORS
+
+        path = os.path.abspath(os.path.expanduser(source))
+        try:
+            with open(path, "rb") as handle:
+                text = handle.read().decode(ENCODING, ERRORS)
+        except FileNotFoundError:
+            raise SessionOperationError(f"File not found: {path}") from None
+        except OSError as exc:
+            raise SessionOperationError(f"{path}: {exc.strerror or exc}") from None
+        header = parse_session_text(text).header if text.strip() else None
+        if header is None:
+            raise SessionOperationError(f"Not a session file: {path}")
+        storage = self.session_manager.storage
+        directory = self.session_manager.get_session_dir()
+        target = path if not directory else os.path.join(directory, os.path.basename(path))
+        if target != path:
+            existing = storage.load(target)
+            if existing is not None and existing != text:
+                raise SessionOperationError(f"A different session is already stored as {target}")
+            if existing is None:
+                storage.rewrite(target, text)
+        result = await self.switch_session(target)
+        recorded = getattr(header, "cwd", "") or ""
+        current = self.session_manager.get_cwd()
+        if result.switched and recorded and os.path.abspath(recorded) != os.path.abspath(current):
+            result.warnings.append(f"The session was recorded in {recorded}; tools keep working in {current}")
+        return result
+
     async def _restore_model_and_thinking(self, context: Any) -> list[str]:
         warnings: list[str] = []
         if context.model is not None and self.model_registry is not None:

@@ -17,11 +17,13 @@ def fake_session_factory(
     models: Sequence[Any] | None = None,
     settings: dict[str, Any] | None = None,
     thinking_level: str | None = None,
+    session_dir: str | None = None,
 ) -> tuple[Callable[[], Awaitable[Any]], Any]:
     """Returns ``(factory, provider)``; the factory must run on the agent loop (the bridge does that).
 
     ``models`` replaces the provider's single ``fake-model`` (the first one is selected);
-    ``settings`` seeds the in-memory ``SettingsManager``.
+    ``settings`` seeds the in-memory ``SettingsManager``; ``session_dir`` writes the session there
+    (in memory without it).
     """
     provider = fake_provider(script=list(script), models=list(models) if models is not None else None)
 
@@ -38,7 +40,9 @@ def fake_session_factory(
             model = provider.get_models()[0]
         return await create_agent_session(
             cwd,
-            session_manager=SessionManager.in_memory(cwd),
+            session_manager=(
+                SessionManager.create(cwd, session_dir) if session_dir else SessionManager.in_memory(cwd)
+            ),
             settings_manager=SettingsManager.in_memory(dict(settings or {})),
             model_registry=registry,
             model=model,

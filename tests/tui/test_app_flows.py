@@ -20,7 +20,9 @@ from tests.tui.helpers import wait_for
 
 
 def make_app(tmp_path: Path, script=(), **kwargs) -> tuple[PiApp, object]:  # type: ignore[no-untyped-def]
-    factory_kwargs = {k: kwargs.pop(k) for k in ("models", "settings", "thinking_level") if k in kwargs}
+    factory_kwargs = {
+        k: kwargs.pop(k) for k in ("models", "settings", "thinking_level", "session_dir") if k in kwargs
+    }
     factory, provider = fake_session_factory(str(tmp_path), script, **factory_kwargs)
     agent_dir = kwargs.pop("agent_dir", tmp_path / "agent")
     app = PiApp(session_factory=factory, cwd=str(tmp_path), animate=False, agent_dir=agent_dir, **kwargs)

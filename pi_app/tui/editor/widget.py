@@ -747,6 +747,11 @@ class PromptEditor(Widget, can_focus=True):
             state.suggestions.kind,
         )
         kind = state.suggestions.kind
+        if kind == "path" and not via_tab and lines == list(buffer.lines):
+            # Enter on a path that is already complete (``/import ~/s.jsonl``) sends the text
+            self.close_autocomplete()
+            self.submit()
+            return
         self.close_autocomplete()
         buffer.replace_lines(lines, line, col)
         self._invalidate()

@@ -1,5 +1,5 @@
 """The session-navigation commands of the interactive app: ``/tree``, ``/fork``, ``/clone``,
-``/resume``, ``/new``, ``/name`` and ``/session`` (spec 60 R-CMD-07/08/11/12/14/16, R-SEL-01…03).
+``/resume``, ``/import``, ``/new``, ``/name`` and ``/session`` (spec 60 R-CMD-07/08/11/12/14/16, R-SEL-01…03).
 
 Each handler starts a flow in a worker and returns at once, so the app keeps dispatching keys to
 the selector the flow is waiting on (``slot.ask``). Flows read and change the session only on the
@@ -336,6 +336,43 @@ async def resume_flow(app: Any) -> None:
     app.show_status("Resumed session")
 
 
+# -- /import --------------------------------------------------------------------------------------
+
+
+def import_command(app: Any, args: str) -> None:
+    source = args.strip()
+    if len(source) >= 2 and source[0] == source[-1] and source[0] in "\"'":
+        source = source[1:-1]
+    if not source:
+        app.show_error("Usage: /import <path.jsonl>")
+        return
+    if _ready(app):
+        start(app, import_flow(app, source))
+
+
+async def import_flow(app: Any, source: str) -> None:
+    """Ask first (the open session is replaced), then copy the file in and resume it (1.6.0)."""
+    path = os.path.join(app.cwd, os.path.expanduser(source))
+    question = ChoiceSelector(
+        "Import session", ("Yes", "No"), message=f"Replace current session with {path}?", keys=keys_of(app)
+    )
+    answer = await ask(app, question)
+    app.restore_editor()
+    if not isinstance(answer, ChoiceSelector.Chosen) or answer.index != 0:
+        return
+    try:
+        result = await request(app, lambda s: s.import_session(path))
+    except Exception as exc:
+        app.show_error(f"Failed to import session: {exc}")
+        return
+    if not result.switched:
+        return
+    rebuild_after_move(app)
+    for warning in result.warnings:
+        app.show_warning(warning)
+    app.show_status(f"Session imported from: {path}")
+
+
 # -- /new, /name, /session ------------------------------------------------------------------------
 
 
@@ -434,3 +471,11 @@ def register(registry: CommandRegistry) -> None:
     registry.add(SlashCommand("tree", "Navigate session tree (switch branches)", tree_command))
     registry.add(SlashCommand("new", "Start a new session", new_command))
     registry.add(SlashCommand("resume", "Resume a different session", resume_command))
+    registry.add(
+        SlashCommand(
+            "import",
+            "Import a JSONL session, keeping its id and recorded working directory",
+            import_command,
+            argument_hint="<path.jsonl>",
+        )
+    )
