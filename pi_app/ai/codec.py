@@ -121,6 +121,10 @@ _MODEL = (
     ("max_tokens", "maxTokens"),
     ("headers", "headers"),
     ("compat", "compat"),
+    ("input_limits", "inputLimits"),
+    ("prompt_cache", "promptCache"),
+    ("sampling_params", "samplingParams"),
+    ("sampling_params_by_thinking_level", "samplingParamsByThinkingLevel"),
 )
 
 _BLOCK_TABLES: dict[type, tuple[tuple[str, str], ...]] = {

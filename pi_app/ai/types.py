@@ -218,6 +218,11 @@ class Model:
     headers: dict[str, str] | None = None
     compat: dict[str, Any] | None = None
     thinking_level_map: dict[str, str | None] | None = None
+    # pi 1.6.0 models.json fields, camelCase as in the file (see pi_app.coding.models.model_config)
+    input_limits: dict[str, Any] | None = None
+    prompt_cache: dict[str, float] | None = None
+    sampling_params: dict[str, Any] | None = None
+    sampling_params_by_thinking_level: dict[str, dict[str, Any]] | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:

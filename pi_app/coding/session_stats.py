@@ -5,6 +5,12 @@ session id and file, and ``get_context_usage`` when the session offers it) and r
 ``SessionStats`` whose ``to_dict`` is pi 0.73.1's camelCase shape: user/assistant/tool counts,
 token totals summed over assistant usage, total cost, and the context usage of the last reply.
 Shared by RPC (``get_session_stats``) and the TUI's ``/session``.
+
+As pi 1.6.0, the counts and totals cover the whole session file (every branch, and what a
+compaction summarised away), not only the messages still in the context: every ``message`` entry
+counts in ``totalMessages`` (1.6.0's ``system`` messages too); tokens and cost add assistant usage,
+tool-result usage, ``usage`` entries and the usage of compaction and branch-summary generation.
+A session without a session manager falls back to its messages.
 """
 
 from __future__ import annotations
@@ -63,24 +69,60 @@ class SessionStats:
         return out
 
 
+def _add_usage(stats: SessionStats, usage: Any) -> None:
+    """Add an L1 ``Usage`` or a raw camelCase usage dict to the totals."""
+    if usage is None:
+        return
+    if isinstance(usage, dict):
+        cost = usage.get("cost") if isinstance(usage.get("cost"), dict) else {}
+        values = (usage.get("input"), usage.get("output"), usage.get("cacheRead"), usage.get("cacheWrite"))
+        total_cost = cost.get("total")
+    else:
+        values = (usage.input, usage.output, usage.cache_read, usage.cache_write)
+        total_cost = usage.cost.total
+    numbers = [v if isinstance(v, int | float) and not isinstance(v, bool) else 0 for v in values]
+    stats.tokens.input += int(numbers[0])
+    stats.tokens.output += int(numbers[1])
+    stats.tokens.cache_read += int(numbers[2])
+    stats.tokens.cache_write += int(numbers[3])
+    if isinstance(total_cost, int | float) and not isinstance(total_cost, bool):
+        stats.cost += total_cost
+
+
+def _count_message(stats: SessionStats, message: Any) -> None:
+    role = getattr(message, "role", None)
+    stats.total_messages += 1
+    if role == "user":
+        stats.user_messages += 1
+    elif role == "toolResult":
+        stats.tool_results += 1
+        _add_usage(stats, getattr(message, "usage", None))
+    elif role == "assistant":
+        stats.assistant_messages += 1
+        stats.tool_calls += sum(1 for b in message.content if getattr(b, "type", None) == "toolCall")
+        _add_usage(stats, message.usage)
+
+
 def compute_session_stats(session: Any) -> SessionStats:
+    from pi_app.coding.session.format import (
+        BranchSummaryEntry,
+        CompactionEntry,
+        MessageEntry,
+        UsageEntry,
+    )
+
     stats = SessionStats(session_file=session.session_file, session_id=session.session_id)
-    for message in session.messages:
-        role = getattr(message, "role", None)
-        stats.total_messages += 1
-        if role == "user":
-            stats.user_messages += 1
-        elif role == "toolResult":
-            stats.tool_results += 1
-        elif role == "assistant":
-            stats.assistant_messages += 1
-            stats.tool_calls += sum(1 for b in message.content if getattr(b, "type", None) == "toolCall")
-            usage = message.usage
-            stats.tokens.input += usage.input
-            stats.tokens.output += usage.output
-            stats.tokens.cache_read += usage.cache_read
-            stats.tokens.cache_write += usage.cache_write
-            stats.cost += usage.cost.total
+    manager = getattr(session, "session_manager", None)
+    entries = manager.get_entries() if manager is not None and hasattr(manager, "get_entries") else None
+    if entries is None:
+        for message in session.messages:
+            _count_message(stats, message)
+    else:
+        for entry in entries:
+            if isinstance(entry, MessageEntry):
+                _count_message(stats, entry.message)
+            elif isinstance(entry, UsageEntry | CompactionEntry | BranchSummaryEntry):
+                _add_usage(stats, entry.raw.get("usage"))
     stats.context_usage = _context_usage(session)
     return stats
 

@@ -148,7 +148,7 @@ class Settings(BaseModel):
     show_hardware_cursor: bool | None = None
     double_escape_action: Literal["tree", "fork", "none"] = "tree"
     tree_filter_mode: str = "default"
-    quiet_startup: bool = False
+    quiet_startup: bool | Literal["header"] = False
     collapse_changelog: bool = False
     last_changelog_version: str | None = None
     session_dir: str | None = None
@@ -656,7 +656,9 @@ class SettingsManager:
         mode = self._view.tree_filter_mode
         return mode if mode in TREE_FILTER_MODES else "default"
 
-    def get_quiet_startup(self) -> bool:
+    def get_quiet_startup(self) -> bool | Literal["header"]:
+        """``True`` hides the start-up header; ``"header"`` (pi 1.6.0) keeps the header and hides
+        the loaded-resource listing."""
         return self._view.quiet_startup
 
     def get_collapse_changelog(self) -> bool:

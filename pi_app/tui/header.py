@@ -51,9 +51,11 @@ def _hints(app: Any) -> list[tuple[str, str]]:
 
 def build_header(app: Any) -> HeaderContent:
     h = app.keybindings.hint
-    quiet = False
+    mode: object = False
     if app.settings is not None and hasattr(app.settings, "get_quiet_startup"):
-        quiet = bool(app.settings.get_quiet_startup())
+        mode = app.settings.get_quiet_startup()
+    quiet = mode is True
+    listing = mode != "header"  # "header" (pi 1.6.0) keeps the header, hides the resource listing
     summary = [(h("app.interrupt"), "interrupt")]
     clear_exit = "/".join(k for k in (h("app.clear"), h("app.exit")) if k)
     if clear_exit:
@@ -76,7 +78,7 @@ def build_header(app: Any) -> HeaderContent:
         summary=summary,
         more_line=f"Press {expand} to show full startup help and loaded resources." if expand else None,
         hints=_hints(app),
-        resources=sections,
+        resources=sections if listing else [],
         notices=list(getattr(app, "header_notices", [])),
         quiet=quiet,
         tip=TIP,

@@ -39,6 +39,26 @@ def test_context_files_global_first_then_root_to_cwd(tmp_path: Path) -> None:
     )
 
 
+def test_agents_override_replaces_only_its_own_directory(tmp_path: Path) -> None:
+    # pi 1.6.0 (docs/configuration.md): AGENTS.override.md wins over AGENTS.md/CLAUDE.md of the
+    # same directory and suppresses nothing elsewhere
+    agent, r = tmp_path / "agent", tmp_path / "repo"
+    agent.mkdir()
+    (agent / "AGENTS.md").write_text("global rules")
+    (agent / "AGENTS.override.md").write_text("global override")
+    (r / "p").mkdir(parents=True)
+    (r / "AGENTS.md").write_text("repo rules")
+    (r / "p" / "CLAUDE.md").write_text("project rules")
+    (r / "p" / "AGENTS.override.md").write_text("project override")
+    files = load_context_files(r / "p", agent)
+    assert [Path(f.path) for f in files] == [
+        agent / "AGENTS.override.md",
+        r / "AGENTS.md",
+        r / "p" / "AGENTS.override.md",
+    ]
+    assert [f.content for f in files] == ["global override", "repo rules", "project override"]
+
+
 def test_system_md_replaces_the_default_body_but_keeps_the_tail(tmp_path: Path) -> None:
     cwd = tmp_path / "proj"
     (cwd / ".pi").mkdir(parents=True)

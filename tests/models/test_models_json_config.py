@@ -73,12 +73,14 @@ def test_schema_errors_list_each_problem_with_its_path(tmp_path: Path) -> None:
         },
     )
     config, error = load_models_config(path)
-    assert config is None and error is not None
+    # the broken providers are skipped and named; the file itself still loads (issue 18)
+    assert config is not None and config.providers == {} and error is not None
     lines = error.splitlines()
     assert lines[0] == "Invalid models.json schema:"
     assert "  - providers.p.models.0.contextWindow: Input should be a valid number" in lines
     assert any(line.startswith("  - providers.p.models.0.input.0:") for line in lines)
     assert any(line.startswith("  - providers.q.headers:") for line in lines)
+    assert "Skipped provider(s): p, q." in lines
     assert lines[-2:] == ["", f"File: {path}"]
 
 
@@ -92,6 +94,49 @@ def test_root_must_be_an_object_and_have_providers(tmp_path: Path) -> None:
 def test_unknown_keys_are_reported(tmp_path: Path) -> None:
     _, error = load_models_config(write(tmp_path / "m.json", {"providers": {"a": {"baseURL": "http://x"}}}))
     assert error is not None and "  - providers.a.baseURL: unknown property" in error
+
+
+def test_unknown_keys_are_ignored_and_the_rest_kept(tmp_path: Path) -> None:
+    data = {
+        "$schema": "https://pi.dev/schemas/models.schema.json",
+        "futureTopLevel": 1,
+        "providers": {
+            "a": {
+                "baseUrl": "http://x",
+                "apiKey": "k",
+                "api": "openai-completions",
+                "someNewKey": True,
+                "compat": {"supportsFinishReason": False, "noSuchCompat": 1},
+                "models": [{"id": "m", "futureField": {"x": 1}, "contextWindow": 1000}],
+            }
+        },
+    }
+    config, error = load_models_config(write(tmp_path / "m.json", data))
+    assert config is not None and config.providers["a"].models[0].context_window == 1000
+    assert error is not None
+    lines = error.splitlines()
+    assert lines[0] == "Unknown models.json field(s), ignored:"
+    for path in (
+        "futureTopLevel",
+        "providers.a.someNewKey",
+        "providers.a.models.0.futureField",
+        "providers.a.compat.noSuchCompat",
+    ):
+        assert f"  - {path}: unknown property" in lines
+    assert not any("$schema" in line or "supportsFinishReason" in line for line in lines)
+    # a documented 1.6.0 compat key this pi does not act on is kept on the provider's compat
+    assert config.providers["a"].compat is not None
+    assert config.providers["a"].compat.to_json_dict() == {"supportsFinishReason": False}
+
+
+def test_a_1_6_file_with_schema_loads_without_a_warning(tmp_path: Path) -> None:
+    template = Path(__file__).resolve().parents[1] / "fixtures/pi-reference-1.6/config-home/models.json.tmpl"
+    path = write(tmp_path / "models.json", template.read_text().replace("@PORT@", "1"))
+    config, error = load_models_config(path, ["anthropic", "openai"])
+    assert error is None and config is not None
+    model = config.providers["fake"].models[0]
+    assert model.cost is not None and model.cost.tiers and model.cost.tiers[0].input_tokens_above == 200000
+    assert model.sampling_params == {"temperature": 0.6, "top_p": 0.95}
 
 
 def test_cost_needs_all_four_fields_in_a_definition(tmp_path: Path) -> None:

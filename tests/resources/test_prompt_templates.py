@@ -29,9 +29,22 @@ def test_arguments_and_substitution(tmp_path: Path) -> None:
 def test_argument_splitting() -> None:
     assert parse_command_args("a  b\tc") == ["a", "b", "c"]
     assert parse_command_args("\"x y\" 'z'") == ["x y", "z"]
-    assert parse_command_args('a "" b') == ["a", "b"]
-    assert parse_command_args('pre"mid dle"post') == ["premid dlepost"]
-    assert parse_command_args("'it\\'s") == ["it\\s"]  # no escape sequences
+    # pi 1.6.0's quoting (observed with 1.6.0 itself): empty quotes are an empty argument, a quote
+    # opens quoting only at the start of an argument, an unclosed quote is text, \" keeps a quote
+    assert parse_command_args('a "" b') == ["a", "", "b"]
+    assert parse_command_args('pre"mid dle"post') == ['pre"mid', 'dle"post']
+    assert parse_command_args("'it\\'s") == ["'it\\'s"]
+    assert parse_command_args("it's x") == ["it's", "x"]
+    assert parse_command_args('"never closed') == ['"never', "closed"]
+    assert parse_command_args('"the \\"fast\\" path" x') == ['the "fast" path', "x"]
+
+
+def test_defaults_as_pi_1_6() -> None:
+    template = "[1=${1:-D1}][2=$2][@=${@:-DALL}]"
+    assert substitute_args(template, []) == "[1=D1][2=][@=DALL]"
+    assert substitute_args(template, ["a"]) == "[1=a][2=][@=a]"
+    assert substitute_args(template, ["", "b"]) == "[1=D1][2=b][@= b]"
+    assert substitute_args("Focus on ${1:-correctness, security}.", []) == "Focus on correctness, security."
 
 
 def test_placeholders() -> None:

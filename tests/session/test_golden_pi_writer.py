@@ -144,4 +144,7 @@ def test_python_writes_what_pi_writes(tmp_path: Path) -> None:
     _script(sm)
     ours = stored(sm.get_session_file()).read_text().splitlines()
     theirs = PI_FILE.read_text().splitlines()
-    assert _normalise(ours) == _normalise(theirs)
+    # the one change of pi 1.6.0 in these lines: a branch summary's fromId is the leaf that was
+    # left (here the label entry after the "welcome" answer, ID18), no longer the branch point
+    expected = [line.replace('"fromId":"ID6"', '"fromId":"ID18"') for line in _normalise(theirs)]
+    assert _normalise(ours) == expected

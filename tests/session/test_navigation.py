@@ -53,7 +53,7 @@ async def test_branch_with_summary_on_an_assistant_message() -> None:
     entry = result.summary_entry
     assert entry is not None and entry.type == "branch_summary"
     assert (
-        entry.raw["parentId"] == ids[3] and entry.raw["fromId"] == ids[3] and entry.raw["fromHook"] is False
+        entry.raw["parentId"] == ids[3] and entry.raw["fromId"] == ids[-1] and entry.raw["fromHook"] is False
     )
     assert entry.raw["details"] == {"readFiles": [], "modifiedFiles": []}
     assert result.editor_text is None

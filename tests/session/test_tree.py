@@ -136,10 +136,13 @@ def test_branch_with_summary_attaches_under_target_or_root() -> None:
     sm, ids = _linear(4)
     sid = sm.branch_with_summary(ids[1], "explored", {"readFiles": [], "modifiedFiles": []}, False)
     raw = sm.get_entry(sid).raw
-    assert raw["parentId"] == ids[1] and raw["fromId"] == ids[1] and raw["fromHook"] is False
+    # pi 1.6.0: fromId is the leaf that was left (the end of the summarised path)
+    assert raw["parentId"] == ids[1] and raw["fromId"] == ids[3] and raw["fromHook"] is False
     assert sm.build_session_context().messages[-1].summary == "explored"
     root_summary = sm.branch_with_summary(None, "from scratch")
-    assert sm.get_entry(root_summary).raw["fromId"] == "root" and sm.get_entry(root_summary).parent_id is None
+    assert sm.get_entry(root_summary).raw["fromId"] == sid and sm.get_entry(root_summary).parent_id is None
+    empty = SessionManager.in_memory("/tmp")
+    assert empty.get_entry(empty.branch_with_summary(None, "nothing left")).raw["fromId"] == "root"
 
 
 def test_entries_since_and_session_name() -> None:

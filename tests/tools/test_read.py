@@ -124,6 +124,24 @@ async def test_read_large_image_is_resized(cwd):
     assert decoded.size[0] <= 2000
 
 
+async def test_read_image_follows_the_model_input_limits(cwd):
+    # pi 1.6.0 models.json inputLimits.images.resize: the model's own profile replaces 2000x2000
+    write(cwd, "big.png", png_bytes(1600, 400))
+    limits = {
+        "images": {"resize": {"maxWidth": 800, "maxHeight": 800, "maxBytes": 524288, "jpegQuality": 75}}
+    }
+    ctx = SimpleNamespace(model=Model(id="m", input=["text", "image"], input_limits=limits))
+    result = await run_tool(create_read_tool(cwd), {"path": "big.png"}, ctx=ctx)
+    assert (
+        result.content[0].text.split("\n")[1].startswith("[Image: original 1600x400, displayed at 800x200.")
+    )
+    assert Image.open(io.BytesIO(base64.b64decode(result.content[1].data))).size == (800, 200)
+    assert len(result.content[1].data) <= 524288
+    # without limits the same image is within the defaults and keeps its bytes
+    plain = await read(cwd, path="big.png")
+    assert len(plain.content[0].text.split("\n")) == 1
+
+
 async def test_read_image_without_resize_keeps_bytes(cwd):
     data = png_bytes(3000, 10)
     write(cwd, "wide.png", data)

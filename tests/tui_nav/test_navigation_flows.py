@@ -86,7 +86,8 @@ async def test_branch_return_label_fork_clone_resume(tmp_path: Path) -> None:
         await wait_for(pilot, lambda: any(e["type"] == "branch_summary" for e in file_entries(first_file)))
         await idle(app, pilot)
         summary = next(e for e in file_entries(first_file) if e["type"] == "branch_summary")
-        assert summary["parentId"] == old_answer["id"] and summary["fromId"] == old_answer["id"]
+        left = by_text(file_entries(first_file), "answer: two again", role="assistant")
+        assert summary["parentId"] == old_answer["id"] and summary["fromId"] == left["id"]  # the leaf left
         assert len(provider.calls) == calls_before + 1  # the summariser asked the model once
         assert app.session.session_manager.get_leaf_id() == summary["id"]
         shown = " ".join(app.transcript.plain_lines())

@@ -30,11 +30,12 @@ from pi_app.ai.api.shared import (
     parse_json_data,
     result_images,
     result_texts,
+    sampling_fields,
     sanitize_id,
     tool_call_arguments,
     user_blocks,
 )
-from pi_app.ai.api.simple_options import build_base_options, mapped_effort
+from pi_app.ai.api.simple_options import build_base_options, mapped_effort, requested_level
 from pi_app.ai.api.transform_messages import transform_messages
 from pi_app.ai.http.sse import SseEvent
 from pi_app.ai.http.transport import format_error_object
@@ -75,6 +76,8 @@ class OpenAICompletionsOptions(StreamOptions):
 
     tool_choice: Any = None  # "auto" | "none" | "required" | {"type": "function", "function": {...}}
     reasoning_effort: str | None = None
+    # the pi thinking level behind ``reasoning_effort`` (picks samplingParamsByThinkingLevel)
+    thinking_level: str | None = None
 
 
 def resolve_compat(model: Model) -> dict[str, Any]:
@@ -89,7 +92,8 @@ def resolve_compat(model: Model) -> dict[str, Any]:
         effort_map = {lvl: "default" for lvl in ("minimal", "low", "medium", "high", "xhigh")}
     defaults: dict[str, Any] = {
         "supportsStore": not limited,
-        "supportsDeveloperRole": not limited,
+        # pi 1.6.0: the developer role only for api.openai.com unless compat says so
+        "supportsDeveloperRole": "api.openai.com" in url,
         "supportsReasoningEffort": not (is_xai or is_zai),
         "reasoningEffortMap": effort_map,
         "supportsUsageInStreaming": True,
@@ -293,7 +297,8 @@ class OpenAICompletionsApi(WireApi):
             if fmt in ("zai", "qwen"):
                 body["enable_thinking"] = bool(effort)
             elif fmt == "qwen-chat-template":
-                body["chat_template_kwargs"] = {"enable_thinking": bool(effort)}
+                # preserve_thinking keeps earlier reasoning in the template, as pi 1.6.0 sends it
+                body["chat_template_kwargs"] = {"enable_thinking": bool(effort), "preserve_thinking": True}
             elif effort and compat["supportsReasoningEffort"]:
                 body["reasoning_effort"] = compat["reasoningEffortMap"].get(effort, effort)
         if "openrouter.ai" in model.base_url and compat["openRouterRouting"]:
@@ -302,6 +307,7 @@ class OpenAICompletionsApi(WireApi):
         if "ai-gateway.vercel.sh" in model.base_url and (routing.get("only") or routing.get("order")):
             gateway = {k: routing[k] for k in ("only", "order") if routing.get(k)}
             body["providerOptions"] = {"gateway": gateway}
+        body.update(sampling_fields(model, options))
         return WireRequest(url=join_url(model.base_url, "/chat/completions"), headers=headers, body=body)
 
     @staticmethod
@@ -322,7 +328,11 @@ class OpenAICompletionsApi(WireApi):
 
     def simple_options(self, model: Model, options: SimpleStreamOptions | None) -> OpenAICompletionsOptions:
         return build_base_options(
-            model, options, OpenAICompletionsOptions, reasoning_effort=mapped_effort(model, options)
+            model,
+            options,
+            OpenAICompletionsOptions,
+            reasoning_effort=mapped_effort(model, options),
+            thinking_level=requested_level(model, options),
         )
 
 

@@ -19,8 +19,9 @@ from pi_app.ai.api.shared import (
     has_header,
     join_url,
     merge_headers,
+    sampling_fields,
 )
-from pi_app.ai.api.simple_options import build_base_options, mapped_effort
+from pi_app.ai.api.simple_options import build_base_options, mapped_effort, requested_level
 from pi_app.ai.types import Context, Model, SimpleStreamOptions, StreamOptions
 
 API = "openai-responses"
@@ -31,6 +32,8 @@ class OpenAIResponsesOptions(StreamOptions):
     reasoning_effort: str | None = None
     reasoning_summary: str | None = None  # "auto" | "detailed" | "concise"
     service_tier: str | None = None
+    # the pi thinking level behind ``reasoning_effort`` (picks samplingParamsByThinkingLevel)
+    thinking_level: str | None = None
 
 
 def responses_body(model: Model, context: Context, options: Any, *, caching: bool = True) -> dict[str, Any]:
@@ -58,6 +61,7 @@ def responses_body(model: Model, context: Context, options: Any, *, caching: boo
     if model.reasoning and (effort or summary):
         body["reasoning"] = {"effort": effort or "medium", "summary": summary or "auto"}
         body["include"] = ["reasoning.encrypted_content"]
+    body.update(sampling_fields(model, options))
     return body
 
 
@@ -82,7 +86,11 @@ class OpenAIResponsesApi(WireApi):
 
     def simple_options(self, model: Model, options: SimpleStreamOptions | None) -> OpenAIResponsesOptions:
         return build_base_options(
-            model, options, OpenAIResponsesOptions, reasoning_effort=mapped_effort(model, options)
+            model,
+            options,
+            OpenAIResponsesOptions,
+            reasoning_effort=mapped_effort(model, options),
+            thinking_level=requested_level(model, options),
         )
 
 

@@ -467,3 +467,19 @@ def data_url(image: ImageContent) -> str:
 
 def tool_call_arguments(call: ToolCall) -> dict[str, Any]:
     return call.arguments if isinstance(call.arguments, dict) else {}
+
+
+def sampling_fields(model: Model, options: Any) -> dict[str, Any]:
+    """pi 1.6.0's ``samplingParams`` merged with the override of the effective thinking level.
+
+    The level is the options' already-clamped pi ``thinking_level`` (else their
+    ``reasoning_effort``; "off" when thinking is off or the model cannot reason); keys of the
+    level's entry win. Only the OpenAI-compatible adapters call this (other APIs ignore the fields).
+    """
+    level = getattr(options, "thinking_level", None) or getattr(options, "reasoning_effort", None)
+    if not model.reasoning:
+        level = None
+    merged: dict[str, Any] = dict(model.sampling_params or {})
+    by_level = model.sampling_params_by_thinking_level or {}
+    merged.update(by_level.get(level or "off") or {})
+    return merged

@@ -29,7 +29,38 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic.alias_generators import to_camel
 
 InputKind = Literal["text", "image"]
-ThinkingFormat = Literal["openai", "openrouter", "together", "deepseek", "zai", "qwen", "qwen-chat-template"]
+ThinkingLevelName = Literal["off", "minimal", "low", "medium", "high", "xhigh", "max"]
+ThinkingFormat = Literal[
+    "openai",
+    "openrouter",
+    "together",
+    "deepseek",
+    "zai",
+    "qwen",
+    "qwen-chat-template",
+    "baseten",
+    "chat-template",
+    "string-thinking",
+    "ant-ling",
+]
+
+# Every compat key of pi 1.6.0's models configuration reference (all APIs). Keys outside this set
+# are reported as unknown; the ones without a typed field below are kept but have no effect here.
+DOCUMENTED_COMPAT_KEYS = frozenset(
+    """supportsStore supportsDeveloperRole supportsReasoningEffort supportsUsageInStreaming
+    supportsFinishReason maxTokensField requiresToolResultName requiresAssistantAfterToolResult
+    requiresNonNullAssistantContent requiresToolsWithToolHistory requiresThinkingAsText
+    requiresReasoningContentOnAssistantMessages thinkingFormat chatTemplateKwargs chatTemplateArgs
+    openRouterRouting vercelGatewayRouting zaiToolStream thinkingTokenBudgetField
+    supportsThinkingTokenBudget supportsOpenAIGrammarTools supportsMidConvoSystemMessages
+    supportsMidConvoToolAdditions supportsStrictMode cacheControlFormat sendSessionAffinityHeaders
+    sessionAffinityFormat promptCacheKeyMode supportsLongCacheRetention vllmPriority
+    supportsAdditionalTools supportsToolSearch supportsExplicitPromptCacheMode supportsMidConvoEffort
+    supportsMaxOutputTokens supportsEagerToolInputStreaming supportsCacheControlOnTools
+    supportsTemperature forceAdaptiveThinking allowEmptySignature supportsStrictTools
+    supportsMidConvoToolChanges supportsMessageThreads allowedFallbackModels imageInput
+    sendImageOptInHeader reasoningEffortMap sendSessionIdHeader""".split()
+)
 
 
 class _Schema(BaseModel):
@@ -49,6 +80,7 @@ class ThinkingLevelMapConfig(_Schema):
     medium: str | None = None
     high: str | None = None
     xhigh: str | None = None
+    max: str | None = None
 
 
 class VercelGatewayRouting(BaseModel):
@@ -58,6 +90,12 @@ class VercelGatewayRouting(BaseModel):
 
 
 class CompatConfig(_Schema):
+    """The compat keys this pi acts on are typed fields; the other keys pi 1.6.0 documents
+    (``DOCUMENTED_COMPAT_KEYS``) are kept as extra values, so they reach the model's ``compat``."""
+
+    model_config = ConfigDict(
+        alias_generator=to_camel, populate_by_name=True, extra="allow", strict=True, defer_build=True
+    )
     # openai-completions
     supports_store: bool | None = None
     supports_developer_role: bool | None = None
@@ -80,11 +118,22 @@ class CompatConfig(_Schema):
     supports_eager_tool_input_streaming: bool | None = None
 
 
+class CostTier(_Schema):
+    """Request-wide prices once the request's input exceeds ``inputTokensAbove`` (pi 1.6.0)."""
+
+    input_tokens_above: float
+    input: float
+    output: float
+    cache_read: float
+    cache_write: float
+
+
 class CostConfig(_Schema):
     input: float
     output: float
     cache_read: float
     cache_write: float
+    tiers: list[CostTier] | None = None
 
 
 class CostOverride(_Schema):
@@ -92,6 +141,35 @@ class CostOverride(_Schema):
     output: float | None = None
     cache_read: float | None = None
     cache_write: float | None = None
+    tiers: list[CostTier] | None = None
+
+
+class ImageResizeConfig(_Schema):
+    max_width: int | None = Field(default=None, gt=0)
+    max_height: int | None = Field(default=None, gt=0)
+    max_bytes: int | None = Field(default=None, gt=0)
+    jpeg_quality: int | None = Field(default=None, ge=1, le=100)
+
+
+class ImageLimitsConfig(_Schema):
+    resize: ImageResizeConfig | None = None
+    max_per_message: int | None = None
+    max_per_request: int | None = None
+
+
+class InputLimitsConfig(_Schema):
+    max_request_bytes: int | None = None
+    images: ImageLimitsConfig | None = None
+
+
+class PromptCacheConfig(_Schema):
+    """Best-effort cache lifetimes in seconds per retention tier."""
+
+    short: float | None = None
+    long: float | None = None
+
+
+SamplingParams = dict[str, Any]
 
 
 class ModelDefinition(_Schema):
@@ -102,9 +180,13 @@ class ModelDefinition(_Schema):
     reasoning: bool | None = None
     thinking_level_map: ThinkingLevelMapConfig | None = None
     input: list[InputKind] | None = None
+    input_limits: InputLimitsConfig | None = None
     cost: CostConfig | None = None
+    prompt_cache: PromptCacheConfig | None = None
     context_window: float | None = None
     max_tokens: float | None = None
+    sampling_params: SamplingParams | None = None
+    sampling_params_by_thinking_level: dict[ThinkingLevelName, SamplingParams] | None = None
     headers: dict[str, str] | None = None
     compat: CompatConfig | None = None
 
@@ -114,9 +196,13 @@ class ModelOverride(_Schema):
     reasoning: bool | None = None
     thinking_level_map: ThinkingLevelMapConfig | None = None
     input: list[InputKind] | None = None
+    input_limits: InputLimitsConfig | None = None
     cost: CostOverride | None = None
+    prompt_cache: PromptCacheConfig | None = None
     context_window: float | None = None
     max_tokens: float | None = None
+    sampling_params: SamplingParams | None = None
+    sampling_params_by_thinking_level: dict[ThinkingLevelName, SamplingParams] | None = None
     headers: dict[str, str] | None = None
     compat: CompatConfig | None = None
 
@@ -126,6 +212,7 @@ class ProviderConfig(_Schema):
     base_url: str | None = Field(default=None, min_length=1)
     api_key: str | None = Field(default=None, min_length=1)
     api: str | None = Field(default=None, min_length=1)
+    oauth: str | None = None
     headers: dict[str, str] | None = None
     compat: CompatConfig | None = None
     auth_header: bool | None = None
@@ -134,6 +221,7 @@ class ProviderConfig(_Schema):
 
 
 class ModelsConfig(_Schema):
+    schema_: str | None = Field(default=None, alias="$schema")
     providers: dict[str, ProviderConfig]
 
 
@@ -244,9 +332,101 @@ def _provider_problem(name: str, provider: Any, is_builtin: bool) -> str | None:
     return None
 
 
+def _drop_at(raw: Any, loc: tuple[Any, ...]) -> bool:
+    """Delete the value at ``loc`` inside ``raw``; False when the path does not lead anywhere."""
+    node = raw
+    for part in loc[:-1]:
+        try:
+            node = node[part]
+        except (KeyError, IndexError, TypeError):
+            return False
+    try:
+        del node[loc[-1]]
+    except (KeyError, IndexError, TypeError):
+        return False
+    return True
+
+
+def _unknown_compat_paths(raw: dict[str, Any]) -> list[tuple[Any, ...]]:
+    """Compat keys pi 1.6.0 does not document (``CompatConfig`` itself accepts any key)."""
+    out: list[tuple[Any, ...]] = []
+    providers = raw.get("providers")
+    if not isinstance(providers, dict):
+        return out
+
+    def check(compat: Any, *loc: Any) -> None:
+        if isinstance(compat, dict):
+            out.extend((*loc, "compat", key) for key in compat if key not in DOCUMENTED_COMPAT_KEYS)
+
+    for pid, provider in providers.items():
+        if not isinstance(provider, dict):
+            continue
+        check(provider.get("compat"), "providers", pid)
+        models = provider.get("models")
+        for index, model in enumerate(models if isinstance(models, list) else []):
+            if isinstance(model, dict):
+                check(model.get("compat"), "providers", pid, "models", index)
+        overrides = provider.get("modelOverrides")
+        for mid, override in (overrides if isinstance(overrides, dict) else {}).items():
+            if isinstance(override, dict):
+                check(override.get("compat"), "providers", pid, "modelOverrides", mid)
+    return out
+
+
+def _json_path(loc: Iterable[Any]) -> str:
+    return _format_loc(p for p in loc if not (isinstance(p, str) and ("[" in p or p.startswith("function-"))))
+
+
+def _validate_tolerantly(
+    raw: dict[str, Any],
+) -> tuple[ModelsConfig | None, list[str], dict[str, list[str]], list[str]]:
+    """Validate, leaving out what cannot be used instead of the whole file (pi 1.6.0 users' files).
+
+    Returns the config, the unknown fields that were ignored, the providers skipped because a value
+    has the wrong type (name -> schema error lines), and schema errors that belong to no provider
+    (fatal: no config).
+    """
+    unknown = [_json_path(loc) for loc in _unknown_compat_paths(raw)]
+    for loc in _unknown_compat_paths(raw):
+        _drop_at(raw, loc)
+    skipped: dict[str, list[str]] = {}
+    for _ in range(4):  # unknown keys first, then broken providers; each pass reports all errors
+        try:
+            return ModelsConfig.model_validate(raw), unknown, skipped, []
+        except ValidationError as exc:
+            fatal: list[str] = []
+            progressed = False
+            for item in exc.errors(include_url=False):
+                loc = tuple(item.get("loc", ()))
+                if item.get("type") == "extra_forbidden" and _drop_at(raw, loc):
+                    unknown.append(_json_path(loc))
+                    progressed = True
+                    continue
+                if len(loc) >= 2 and loc[0] == "providers" and isinstance(raw.get("providers"), dict):
+                    name = str(loc[1])
+                    skipped.setdefault(name, []).extend(
+                        format_schema_errors(ValidationError.from_exception_data(exc.title, [item]))
+                    )
+                    continue
+                fatal.extend(format_schema_errors(ValidationError.from_exception_data(exc.title, [item])))
+            for name in skipped:
+                if raw["providers"].pop(name, None) is not None:
+                    progressed = True
+            if fatal or not progressed:
+                return None, unknown, skipped, fatal or format_schema_errors(exc)
+    return None, unknown, skipped, ["  - root: could not be validated"]
+
+
 def parse_models_config(
     text: str, path: str | Path, builtin_provider_ids: Iterable[str] = ()
 ) -> tuple[ModelsConfig | None, str | None]:
+    """Parse and validate; the error text also carries the warnings of a file that still loaded.
+
+    Decision (issue 18, pi 1.6.0 users' files): an unknown field is reported once and ignored, and a
+    provider with a value of the wrong type is skipped and named; everything else keeps working.
+    pi 1.6.0 itself ignores unknown fields silently and drops the whole file on a type error.
+    ``$schema`` (which pi's docs recommend) is a known field.
+    """
     file_line = f"File: {path}"
     try:
         raw = json.loads(strip_json_comments(text))
@@ -254,18 +434,25 @@ def parse_models_config(
         return None, f"Failed to parse models.json: {exc}\n\n{file_line}"
     if not isinstance(raw, dict):
         return None, f"Invalid models.json schema:\n  - root: must be an object\n\n{file_line}"
-    try:
-        config = ModelsConfig.model_validate(raw)
-    except ValidationError as exc:
-        lines = "\n".join(format_schema_errors(exc))
+    config, unknown, skipped, fatal = _validate_tolerantly(raw)
+    if config is None:
+        lines = "\n".join(fatal)
         return None, f"Invalid models.json schema:\n{lines}\n\n{file_line}"
     problems = provider_problems(config, builtin_provider_ids)
-    if problems:  # only the broken providers are left out (issue 19 item 11): the rest still work
+    notes: list[str] = []
+    if skipped:
+        notes.append("Invalid models.json schema:")
+        notes.extend(line for lines in skipped.values() for line in lines)
+    if unknown:
+        notes.append("Unknown models.json field(s), ignored:")
+        notes.extend(f"  - {path}: unknown property" for path in unknown)
+    notes.extend(problems.values())
+    if skipped or problems:  # only the broken providers are left out (issue 19 item 11)
         kept = {k: v for k, v in config.providers.items() if k not in problems}
         config = config.model_copy(update={"providers": kept})
-        skipped = ", ".join(problems)
-        lines = "\n".join(problems.values())
-        return config, f"{lines}\nSkipped provider(s): {skipped}.\n\n{file_line}"
+        notes.append(f"Skipped provider(s): {', '.join([*skipped, *problems])}.")
+    if notes:
+        return config, "\n".join(notes) + f"\n\n{file_line}"
     return config, None
 
 

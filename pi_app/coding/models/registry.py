@@ -404,6 +404,11 @@ def model_from_definition(
     compat = merge_compat(_compat_dict(config.compat), _compat_dict(definition.compat))
     headers = _merge_headers(resolve_headers(config.headers), resolve_headers(definition.headers))
     cost = definition.cost
+    model_cost = (
+        ModelCost(cost.input, cost.output, cost.cache_read, cost.cache_write) if cost else ModelCost()
+    )
+    if cost is not None and cost.tiers:
+        model_cost.tiers = [t.to_json_dict() for t in cost.tiers]
     return Model(
         id=definition.id,
         name=definition.name or definition.id,
@@ -412,13 +417,28 @@ def model_from_definition(
         base_url=definition.base_url or config.base_url or (defaults.base_url if defaults else ""),
         reasoning=bool(definition.reasoning) if definition.reasoning is not None else False,
         input=list(definition.input) if definition.input is not None else ["text"],
-        cost=ModelCost(cost.input, cost.output, cost.cache_read, cost.cache_write) if cost else ModelCost(),
+        cost=model_cost,
         context_window=int(definition.context_window) if definition.context_window is not None else 128000,
         max_tokens=int(definition.max_tokens) if definition.max_tokens is not None else 16384,
         headers=headers,
         compat=compat,
         thinking_level_map=_thinking_map(definition.thinking_level_map, compat),
+        input_limits=definition.input_limits.to_json_dict() if definition.input_limits else None,
+        prompt_cache=definition.prompt_cache.to_json_dict() if definition.prompt_cache else None,
+        sampling_params=copy.deepcopy(definition.sampling_params),
+        sampling_params_by_thinking_level=copy.deepcopy(definition.sampling_params_by_thinking_level),
     )
+
+
+def _merge_objects(base: Mapping[str, Any] | None, override: Mapping[str, Any]) -> dict[str, Any]:
+    """Object fields of ``modelOverrides`` merge key by key, nested objects too (pi 1.6.0)."""
+    merged: dict[str, Any] = copy.deepcopy(dict(base or {}))
+    for key, value in override.items():
+        if isinstance(value, Mapping) and isinstance(merged.get(key), Mapping):
+            merged[key] = _merge_objects(merged[key], value)
+        else:
+            merged[key] = copy.deepcopy(value)
+    return merged
 
 
 def apply_model_override(model: Model, override: ModelOverride) -> Model:
@@ -439,6 +459,18 @@ def apply_model_override(model: Model, override: ModelOverride) -> Model:
             value = getattr(override.cost, attr)
             if value is not None:
                 setattr(out.cost, attr, value)
+        if override.cost.tiers is not None:
+            out.cost.tiers = [t.to_json_dict() for t in override.cost.tiers]
+    if override.input_limits is not None:
+        out.input_limits = _merge_objects(model.input_limits, override.input_limits.to_json_dict())
+    if override.prompt_cache is not None:
+        out.prompt_cache = _merge_objects(model.prompt_cache, override.prompt_cache.to_json_dict())
+    if override.sampling_params is not None:
+        out.sampling_params = _merge_objects(model.sampling_params, override.sampling_params)
+    if override.sampling_params_by_thinking_level is not None:
+        out.sampling_params_by_thinking_level = _merge_objects(
+            model.sampling_params_by_thinking_level, override.sampling_params_by_thinking_level
+        )
     if override.headers is not None:
         out.headers = _merge_headers(model.headers, resolve_headers(override.headers))
     if override.compat is not None:

@@ -286,9 +286,12 @@ def resolve_cli_model(registry: Any, provider: str | None, model_pattern: str | 
     if provider:
         canonical = by_lower.get(provider.lower())
         if canonical is None:
-            raise ModelResolutionError(
-                f'Unknown provider "{provider}". Use --list-models to see available providers/models.'
-            )
+            message = f'Unknown provider "{provider}". Use --list-models to see available providers/models.'
+            get_error = getattr(registry, "get_error", None)
+            problem = get_error() if get_error is not None else None
+            if problem:  # say why a provider the user wrote in models.json is not there (issue 18)
+                message += f"\nmodels.json: {problem}"
+            raise ModelResolutionError(message)
     if not model_pattern:
         if canonical is None:
             return ResolvedModel(None)

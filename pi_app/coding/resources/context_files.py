@@ -1,8 +1,9 @@
 """Discovery of context files (AGENTS.md / CLAUDE.md) and prompt files (SYSTEM.md, APPEND_SYSTEM.md).
 
 Context files (spec 30 §2.14, decision D-23): the global one in the agent dir first, then one per
-directory from the filesystem root down to ``cwd``. In each directory ``AGENTS.md``, ``AGENTS.MD``,
-``CLAUDE.md``, ``CLAUDE.MD`` are tried in that order; the first regular readable file wins (a
+directory from the filesystem root down to ``cwd``. In each directory ``AGENTS.override.md`` (pi
+1.6.0: it replaces that directory's ``AGENTS.md``/``CLAUDE.md`` and nothing elsewhere), ``AGENTS.md``,
+``AGENTS.MD``, ``CLAUDE.md``, ``CLAUDE.MD`` are tried in that order; the first regular readable file wins (a
 directory of that name is skipped; an unreadable file gives a warning and the next candidate is
 tried). Context files are not gated by project trust (D-22).
 
@@ -20,7 +21,7 @@ from pathlib import Path
 
 from pi_app.coding import paths
 
-CONTEXT_FILE_NAMES = ("AGENTS.md", "AGENTS.MD", "CLAUDE.md", "CLAUDE.MD")
+CONTEXT_FILE_NAMES = ("AGENTS.override.md", "AGENTS.md", "AGENTS.MD", "CLAUDE.md", "CLAUDE.MD")
 
 Warn = Callable[[str], None]
 

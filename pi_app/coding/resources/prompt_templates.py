@@ -3,8 +3,14 @@
 A template is a Markdown file; its name is the file name without ``.md``; its description is the
 frontmatter ``description`` or else the first non-empty body line (at most 60 characters, ``...``
 appended when cut). Placeholders: ``$1``, ``$2`` … (1-based), ``$@`` and ``$ARGUMENTS`` (all
-arguments joined by one space), ``${@:N}`` (from position N) and ``${@:N:L}`` (L arguments from N).
+arguments joined by one space), ``${@:N}`` (from position N) and ``${@:N:L}`` (L arguments from N),
+and pi 1.6.0's defaults ``${1:-text}`` (argument 1, or ``text`` when it is missing or empty) and
+``${@:-text}`` (all arguments, or ``text`` when there are none).
 Substitution is one pass over the template text, so an argument containing ``$1`` stays literal.
+
+Arguments follow pi 1.6.0's shell-like quoting: a quote opens quoting only at the start of an
+argument (``doesn't`` stays one word), a quote that is never closed is kept as text, and inside a
+quoted argument a backslash before that same quote character keeps the quote as text.
 """
 
 from __future__ import annotations
@@ -19,7 +25,7 @@ from pi_app.coding.resources.ignore_rules import IgnoreRules, list_entries
 
 DESCRIPTION_LIMIT = 60
 
-_PLACEHOLDER = re.compile(r"\$\{@:(\d+)(?::(\d+))?\}|\$ARGUMENTS|\$@|\$(\d+)")
+_PLACEHOLDER = re.compile(r"\$\{@:(\d+)(?::(\d+))?\}|\$\{(\d+|@):-([^}]*)\}|\$ARGUMENTS|\$@|\$(\d+)")
 
 
 @dataclass(frozen=True)
@@ -99,36 +105,61 @@ def load_prompt_templates_from_path(
 
 
 def parse_command_args(text: str) -> list[str]:
-    """R-PRM-06: spaces/tabs split; ``"…"`` or ``'…'`` quote; no escapes; empty quotes give nothing."""
+    """R-PRM-06 with pi 1.6.0's quoting: spaces/tabs split; a ``"`` or ``'`` at the start of an
+    argument quotes up to the matching quote (``\\"`` inside keeps a quote); an unclosed quote is
+    text; empty quotes give nothing."""
     args: list[str] = []
-    current: list[str] = []
-    quote: str | None = None
-    for ch in text:
-        if quote is not None:
-            if ch == quote:
-                quote = None
-            else:
-                current.append(ch)
-        elif ch in ('"', "'"):
-            quote = ch
-        elif ch in (" ", "\t"):
-            if current:
-                args.append("".join(current))
-                current = []
-        else:
-            current.append(ch)
-    if current:
-        args.append("".join(current))
+    i, n = 0, len(text)
+    while i < n:
+        if text[i] in (" ", "\t"):
+            i += 1
+            continue
+        quote = text[i]
+        if quote in ('"', "'"):
+            value, end = _quoted(text, i + 1, quote)
+            if end is not None:
+                args.append(value)
+                i = end
+                continue
+        start = i
+        while i < n and text[i] not in (" ", "\t"):
+            i += 1
+        args.append(text[start:i])
     return args
+
+
+def _quoted(text: str, start: int, quote: str) -> tuple[str, int | None]:
+    """The value of a quoted argument from ``start`` and the index after its closing quote (None
+    when it is never closed)."""
+    out: list[str] = []
+    i = start
+    while i < len(text):
+        ch = text[i]
+        if ch == "\\" and i + 1 < len(text) and text[i + 1] == quote:
+            out.append(quote)
+            i += 2
+            continue
+        if ch == quote:
+            return "".join(out), i + 1
+        out.append(ch)
+        i += 1
+    return "", None
 
 
 def substitute_args(content: str, args: list[str]) -> str:
     """R-PRM-07 in one pass (values are never re-scanned)."""
 
     def replace(match: re.Match[str]) -> str:
-        if match.group(3) is not None:
-            index = int(match.group(3)) - 1
+        if match.group(5) is not None:
+            index = int(match.group(5)) - 1
             return args[index] if 0 <= index < len(args) else ""
+        if match.group(3) is not None:
+            default = match.group(4)
+            if match.group(3) == "@":
+                return " ".join(args) if args else default
+            index = int(match.group(3)) - 1
+            value = args[index] if 0 <= index < len(args) else ""
+            return value or default
         if match.group(1) is not None:
             start = max(int(match.group(1)), 1) - 1
             if match.group(2) is not None:

@@ -3,11 +3,18 @@
 ``build_session_context`` is a pure function over entry views: it walks the path, replays the
 thinking level and model, and emits messages, starting from the latest compaction's summary and
 its first kept entry when the path has been compacted.
+
+pi 1.6.0's ``context_edit`` entries are applied to the selected range: for each target the latest
+edit on the path wins; ``replacement: null`` leaves the target out, otherwise only its content is
+replaced (text for an assistant or tool result becomes one text block). The raw entries are not
+changed, so the transcript, exports and totals still show the original. ``usage`` entries and
+``system`` messages (1.6.0's prompt checkpoints) contribute no context message here: this pi builds
+the system prompt itself.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,6 +28,7 @@ from pi_app.coding.messages import (
 from pi_app.coding.session.format import (
     BranchSummaryEntry,
     CompactionEntry,
+    ContextEditEntry,
     CustomMessageEntry,
     MessageEntry,
     ModelChangeEntry,
@@ -52,16 +60,7 @@ def entry_to_message(entry: SessionEntry) -> AgentMessage | None:
     if isinstance(entry, MessageEntry):
         return entry.message
     if isinstance(entry, CustomMessageEntry):
-        raw = dict(entry.raw)
-        return CustomMessage.from_dict(
-            {
-                "customType": raw.get("customType"),
-                "content": raw.get("content"),
-                "display": raw.get("display", True),
-                "details": raw.get("details"),
-                "timestamp": entry.timestamp_ms,
-            }
-        )
+        return _custom_message(entry, entry.raw.get("content"))
     if isinstance(entry, BranchSummaryEntry):
         if not entry.summary:
             return None
@@ -122,30 +121,58 @@ def context_from_path(path: Sequence[SessionEntry]) -> SessionContext:
             compaction_index = i
 
     ctx = SessionContext(thinking_level=thinking, model=model)
-
-    def emit(items: Iterable[SessionEntry]) -> None:
-        for entry in items:
-            if isinstance(entry, CompactionEntry):
-                continue
-            msg = entry_to_message(entry)
-            if msg is not None:
-                ctx.messages.append(msg)
-                ctx.entries.append(entry)
-
     if compaction_index < 0:
-        emit(path)
-        return ctx
-    compaction = path[compaction_index]
-    assert isinstance(compaction, CompactionEntry)
-    summary = entry_to_message(compaction)
-    ctx.messages.append(summary)
-    ctx.entries.append(compaction)
-    first_kept = compaction.first_kept_entry_id
-    before = path[:compaction_index]
-    start = next((i for i, e in enumerate(before) if e.id == first_kept), len(before))
-    emit(before[start:])
-    emit(path[compaction_index + 1 :])
+        selected: list[SessionEntry] = list(path)
+    else:
+        compaction = path[compaction_index]
+        assert isinstance(compaction, CompactionEntry)
+        first_kept = compaction.first_kept_entry_id
+        before = path[:compaction_index]
+        start = next((i for i, e in enumerate(before) if e.id == first_kept), len(before))
+        kept = [e for e in before[start:] if not (isinstance(e, MessageEntry) and e.role == "system")]
+        selected = [compaction, *kept, *path[compaction_index + 1 :]]
+    edits = {e.target_id: e for e in selected if isinstance(e, ContextEditEntry)}
+    for index, entry in enumerate(selected):
+        if isinstance(entry, CompactionEntry) and index > 0:
+            continue  # only the latest compaction contributes its summary
+        msg = entry_to_message(entry)
+        if msg is None:
+            continue
+        edit = edits.get(entry.id)
+        if edit is not None:
+            if edit.omits:
+                continue
+            msg = _edited(entry, msg, edit.replacement_content)
+        ctx.messages.append(msg)
+        ctx.entries.append(entry)
     return ctx
+
+
+def _edited(entry: SessionEntry, message: AgentMessage, content: Any) -> AgentMessage:
+    """``message`` with its content replaced as a ``context_edit`` says (roles other than user,
+    assistant, tool result and custom keep theirs)."""
+    if isinstance(entry, MessageEntry) and entry.role in ("user", "assistant", "toolResult"):
+        raw = dict(entry.raw.get("message") or {})
+        if isinstance(content, str) and entry.role != "user":
+            content = [{"type": "text", "text": content}]
+        raw["content"] = content
+        return message_from_dict(raw)
+    if isinstance(entry, CustomMessageEntry):
+        return _custom_message(entry, content)
+    return message
+
+
+def _custom_message(entry: CustomMessageEntry, content: Any) -> AgentMessage:
+    raw = entry.raw
+    return CustomMessage.from_dict(
+        {
+            "customType": raw.get("customType"),
+            "content": content,
+            "display": raw.get("display", True),
+            "details": raw.get("details"),
+            "timestamp": entry.timestamp_ms,
+        }
+    )
 
 
 __all__ = [

@@ -39,6 +39,8 @@ ENTRY_TYPES = (
     "custom_message",
     "label",
     "session_info",
+    "usage",
+    "context_edit",
 )
 
 
@@ -316,6 +318,42 @@ class SessionInfoEntry(SessionEntry):
         return v.strip() if isinstance(v, str) and v.strip() else None
 
 
+class UsageEntry(SessionEntry):
+    """pi 1.6.0: model usage that is no assistant message (e.g. ``kind: "cache_warm"``); counted in
+    the session's totals, never part of the context."""
+
+    @property
+    def kind(self) -> str:
+        return str(self.raw.get("kind") or "")
+
+    @property
+    def usage(self) -> dict[str, Any]:
+        v = self.raw.get("usage")
+        return v if isinstance(v, dict) else {}
+
+
+class ContextEditEntry(SessionEntry):
+    """pi 1.6.0: an append-only edit of one earlier entry's contribution to the context.
+
+    ``replacement`` is None (leave the target out) or ``{"content": text-or-blocks}``; a bare text
+    or block list is read as that content too."""
+
+    @property
+    def target_id(self) -> str:
+        return str(self.raw.get("targetId") or "")
+
+    @property
+    def omits(self) -> bool:
+        return self.raw.get("replacement") is None
+
+    @property
+    def replacement_content(self) -> Any:
+        value = self.raw.get("replacement")
+        if isinstance(value, dict):
+            return value.get("content")
+        return value
+
+
 class UnknownEntry(SessionEntry):
     """An entry type this version does not know: part of the tree, never part of the context."""
 
@@ -330,6 +368,8 @@ ENTRY_CLASSES: dict[str, type[SessionEntry]] = {
     "custom_message": CustomMessageEntry,
     "label": LabelEntry,
     "session_info": SessionInfoEntry,
+    "usage": UsageEntry,
+    "context_edit": ContextEditEntry,
 }
 
 FileItem = SessionHeader | SessionEntry | CorruptLine

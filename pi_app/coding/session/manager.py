@@ -653,10 +653,15 @@ class SessionManager:
     def branch_with_summary(
         self, from_id: str | None, summary: str, details: Any = None, from_hook: bool | None = None
     ) -> str:
+        """Move the leaf to ``from_id`` (None: a new root) and append a ``branch_summary`` there.
+
+        Its ``fromId`` is the leaf being left, whose path the summary describes (pi 1.6.0's
+        session format; "root" when there was none)."""
         if from_id is not None and from_id not in self._by_id:
             raise EntryNotFoundError(from_id)
+        abandoned = self._leaf_id
         self._leaf_id = from_id
-        body: dict[str, Any] = {"fromId": from_id if from_id is not None else "root", "summary": summary}
+        body: dict[str, Any] = {"fromId": abandoned if abandoned is not None else "root", "summary": summary}
         if details is not None:
             body["details"] = details
         if from_hook is not None:

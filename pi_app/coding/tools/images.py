@@ -6,12 +6,17 @@ bytes: EXIF orientation first; an image already within both limits keeps its ori
 is scaled (Lanczos) and encoded as PNG and JPEG, the smaller winning, walking down a JPEG quality
 ladder and then smaller scale factors until it fits. These functions are synchronous and CPU-bound;
 callers run them in a worker thread (``asyncio.to_thread``).
+
+A model's ``inputLimits.images.resize`` (pi 1.6.0 models.json: ``maxWidth``, ``maxHeight``,
+``maxBytes`` of the base64 payload, ``jpegQuality``) replaces those defaults; omitted fields keep them.
 """
 
 from __future__ import annotations
 
 import io
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 MAX_IMAGE_DIMENSION = 2000
 MAX_IMAGE_BYTES = int(4.5 * 1024 * 1024)
@@ -92,21 +97,53 @@ def _encode_jpeg(flat, quality: int) -> bytes:
     return out.getvalue()
 
 
-def _fit(width: int, height: int, max_side: int) -> tuple[int, int]:
-    scale = min(1.0, max_side / width, max_side / height)
+@dataclass(frozen=True)
+class ResizeProfile:
+    """The limits an image is fitted into; ``max_bytes`` counts raw bytes."""
+
+    max_width: int = MAX_IMAGE_DIMENSION
+    max_height: int = MAX_IMAGE_DIMENSION
+    max_bytes: int = MAX_IMAGE_BYTES
+    jpeg_quality: int = _FIRST_QUALITY
+
+    @classmethod
+    def from_input_limits(cls, input_limits: Mapping[str, Any] | None) -> ResizeProfile:
+        """The profile of a model's ``inputLimits`` (``images.resize``), defaults for the rest."""
+        images = (input_limits or {}).get("images")
+        resize = images.get("resize") if isinstance(images, Mapping) else None
+        if not isinstance(resize, Mapping):
+            return default_profile()
+        base64_bytes = resize.get("maxBytes")
+        return cls(
+            max_width=int(resize.get("maxWidth") or MAX_IMAGE_DIMENSION),
+            max_height=int(resize.get("maxHeight") or MAX_IMAGE_DIMENSION),
+            # the file gives the base64 size: 4 characters per 3 bytes
+            max_bytes=int(base64_bytes) * 3 // 4 if base64_bytes else MAX_IMAGE_BYTES,
+            jpeg_quality=int(resize.get("jpegQuality") or _FIRST_QUALITY),
+        )
+
+
+def default_profile() -> ResizeProfile:
+    """The limits without a model profile (read at call time, so tests can lower them)."""
+    return ResizeProfile(MAX_IMAGE_DIMENSION, MAX_IMAGE_DIMENSION, MAX_IMAGE_BYTES, _FIRST_QUALITY)
+
+
+def _fit(width: int, height: int, max_width: int, max_height: int) -> tuple[int, int]:
+    scale = min(1.0, max_width / width, max_height / height)
     return max(1, round(width * scale)), max(1, round(height * scale))
 
 
-def _smallest_encoding(image, size: tuple[int, int]) -> tuple[bytes, str] | None:
+def _smallest_encoding(image, size: tuple[int, int], profile: ResizeProfile) -> tuple[bytes, str] | None:
     from PIL import Image
 
     scaled = image if image.size == size else image.resize(size, Image.LANCZOS)
     png = _encode_png(scaled)
     flat = _flatten_for_jpeg(scaled)
-    for quality in (_FIRST_QUALITY, *_QUALITY_LADDER):
+    ladder = [profile.jpeg_quality, *(q for q in _QUALITY_LADDER if q < profile.jpeg_quality)]
+    for quality in ladder:
         jpeg = _encode_jpeg(flat, quality)
         best = (png, "image/png") if len(png) <= len(jpeg) else (jpeg, "image/jpeg")
-        if len(best[0]) <= MAX_IMAGE_BYTES:
+        if len(best[0]) <= profile.max_bytes:
             return best
     return None
 
@@ -116,8 +153,11 @@ def _convert_bmp(data: bytes) -> bytes | None:
     return _encode_png(image) if image is not None else None
 
 
-def process_image(data: bytes, mime_type: str, auto_resize: bool = True) -> ProcessedImage:
-    """Convert BMP, then (optionally) fit the image into the inline limits."""
+def process_image(
+    data: bytes, mime_type: str, auto_resize: bool = True, profile: ResizeProfile | None = None
+) -> ProcessedImage:
+    """Convert BMP, then (optionally) fit the image into the inline limits of ``profile``."""
+    profile = profile or default_profile()
     converted_from = None
     if mime_type == "image/bmp":
         png = _convert_bmp(data)
@@ -128,18 +168,18 @@ def process_image(data: bytes, mime_type: str, auto_resize: bool = True) -> Proc
 
     image = _open(data)
     if image is None:
-        fits = len(data) <= MAX_IMAGE_BYTES
+        fits = len(data) <= profile.max_bytes
         return ProcessedImage(data if fits else None, mime_type, converted_from=converted_from)
     width, height = image.size
-    if width <= MAX_IMAGE_DIMENSION and height <= MAX_IMAGE_DIMENSION and len(data) <= MAX_IMAGE_BYTES:
+    if width <= profile.max_width and height <= profile.max_height and len(data) <= profile.max_bytes:
         return ProcessedImage(data, mime_type, (width, height), (width, height), converted_from)
 
-    target_w, target_h = _fit(width, height, MAX_IMAGE_DIMENSION)
+    target_w, target_h = _fit(width, height, profile.max_width, profile.max_height)
     for factor in _SCALE_LADDER:
         size = (max(1, round(target_w * factor)), max(1, round(target_h * factor)))
         if factor < 1.0 and (size[0] < _MIN_SIDE or size[1] < _MIN_SIDE):
             break
-        encoded = _smallest_encoding(image, size)
+        encoded = _smallest_encoding(image, size, profile)
         if encoded is not None:
             return ProcessedImage(encoded[0], encoded[1], (width, height), size, converted_from)
     return ProcessedImage(None, mime_type, (width, height), None, converted_from)

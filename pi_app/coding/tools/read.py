@@ -172,9 +172,11 @@ def _format_text(
 
 
 async def _image_result(data: bytes, mime: str, auto_resize: bool, ctx: Any) -> AgentToolResult:
-    from pi_app.coding.tools.images import process_image
+    from pi_app.coding.tools.images import ResizeProfile, process_image
 
-    processed = await asyncio.to_thread(process_image, data, mime, auto_resize)
+    # the current model's inputLimits.images.resize (pi 1.6.0 models.json), else the defaults
+    profile = ResizeProfile.from_input_limits(getattr(getattr(ctx, "model", None), "input_limits", None))
+    processed = await asyncio.to_thread(process_image, data, mime, auto_resize, profile)
     lines = [f"Read image file [{processed.mime_type}]"]
     if processed.data is None:
         lines.append(IMAGE_OMITTED_NOTE)
