@@ -137,14 +137,19 @@ def _group_alive(pgid: int) -> bool:
     return True
 
 
+NEEDS_AUTH_TEXT = "sign-in required"
+
+
 class NeedsAuth(Exception):
-    pass
+    """An HTTP server wants a sign-in nobody is there to give (its text starts with NEEDS_AUTH_TEXT)."""
 
 
 def _describe(exc: BaseException) -> str:
     """One line for a connection failure (exception groups unwrapped)."""
     while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
         exc = exc.exceptions[0]
+    if isinstance(exc, (asyncio.TimeoutError, TimeoutError)) and not str(exc):
+        return "timed out waiting for the server (initialize)"
     if isinstance(exc, FileNotFoundError):
         return f"command not found: {exc.filename or exc}"
     name = type(exc).__name__
@@ -152,6 +157,20 @@ def _describe(exc: BaseException) -> str:
     if name in ("ConnectError", "ConnectTimeout"):
         return f"cannot connect: {text or name}"
     return text or name
+
+
+def _find(exc: BaseException, kind: type[BaseException]) -> BaseException | None:
+    stack = [exc]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, kind):
+            return current
+        if isinstance(current, BaseExceptionGroup):
+            stack.extend(current.exceptions)
+        for linked in (current.__cause__, current.__context__):
+            if linked is not None and linked is not current:
+                stack.append(linked)
+    return None
 
 
 def _find_status(exc: BaseException) -> int | None:
@@ -284,16 +303,16 @@ class ServerConnection:
             if self.state == "connecting":
                 self.state, self.error = "failed", "cancelled"
             raise
-        except NeedsAuth as exc:
-            self.state, self.error = "needs-auth", str(exc) or "sign-in required (pi mcp login)"
         except BaseException as exc:
             if isinstance(exc, (KeyboardInterrupt, SystemExit)):
                 raise
-            if _find_status(exc) == 401:
-                self.state, self.error = (
-                    "needs-auth",
-                    f'sign-in required: run "pi mcp login {self.name}" or /mcp',
-                )
+            needs_auth = _find(exc, NeedsAuth)
+            described = _describe(exc)
+            if needs_auth is not None or described.startswith(NEEDS_AUTH_TEXT):
+                self.state, self.error = "needs-auth", str(needs_auth or described)
+            elif _find_status(exc) == 401:
+                self.state = "needs-auth"
+                self.error = f'{NEEDS_AUTH_TEXT}: run "pi mcp login {self.name}" or /mcp login {self.name}'
             elif self.state == "connected":
                 self.state, self.error = "disconnected", _describe(exc)
             else:
