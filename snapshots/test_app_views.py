@@ -200,3 +200,48 @@ def test_app_search_bar(snap_compare) -> None:
         await pilot.pause(0.1)
 
     assert snap_compare(app, terminal_size=(90, 24), run_before=search)
+
+
+DIAGRAM_REPLY = """The flow：
+
+```mermaid
+graph TD
+    A[开始，准备] --> B{Is it ok? 😀}
+    B -->|yes| C[Ship it]
+    B -->|no| D[Fix it]
+    D --> B
+```"""
+
+MATH_REPLY = r"""Inline: $E = mc^2$, $\alpha + \beta \le \sqrt{x_1^2}$ and $\mathbb{R}^n \to \mathbb{R}$; $5 and $10 stay text.
+
+$$
+\sum_{i=1}^{n} i = \frac{n(n+1)}{2}
+$$
+
+Not drawable, shown as written: $\begin{pmatrix}1&2\end{pmatrix}$"""
+
+
+def _reply(question: str, answer: str) -> list[object]:
+    return [
+        UserMessage(content=[TextContent(text=question)], timestamp=1),
+        AssistantMessage(content=[TextContent(text=answer)], timestamp=2),
+    ]
+
+
+def test_app_mermaid_diagram(snap_compare) -> None:
+    """A mermaid block drawn as a diagram: four boxes (``开始，准备`` at the top, the decision
+    ``Is it ok? 😀`` with ◇ marks, ``Ship it`` and ``Fix it`` side by side), arrows ▼ labelled
+    ``yes`` and ``no``, and a line from ``Fix it`` back up to the decision; lines grey, labels white;
+    no ```` ```mermaid ```` fences."""
+    assert snap_compare(
+        app_with(_reply("画个流程图", DIAGRAM_REPLY)), terminal_size=(90, 34), run_before=wait_ready
+    )
+
+
+def test_app_math(snap_compare) -> None:
+    """Math in Unicode: ``E = mc²``, ``α + β ≤ √x₁²``, ``ℝⁿ → ℝ`` inline, ``$5 and $10`` left as
+    text, the display formula ``∑ᵢ₌₁ⁿ i = n(n+1)/2`` on its own line two columns in, and the
+    matrix (which cannot be drawn) as its ``$…$`` source."""
+    assert snap_compare(
+        app_with(_reply("math please", MATH_REPLY)), terminal_size=(100, 20), run_before=wait_ready
+    )

@@ -103,6 +103,8 @@ class CheckpointSettings(_Section):
 
 class MarkdownSettings(_Section):
     code_block_indent: str = "  "
+    mermaid: str = "streaming"
+    """pi 1.6.0: "off" | "final" | "streaming" (another value means the default)."""
 
 
 class Settings(BaseModel):
@@ -638,6 +640,13 @@ class SettingsManager:
 
     def get_code_block_indent(self) -> str:
         return self._view.markdown.code_block_indent
+
+    def get_mermaid_mode(self) -> str:
+        value = self._view.markdown.mermaid
+        return value if value in ("off", "final", "streaming") else "streaming"
+
+    def set_mermaid_mode(self, mode: str) -> None:
+        self.set_nested("markdown", "mermaid", mode)
 
     def get_editor_padding_x(self) -> int:
         return max(0, min(3, self._view.editor_padding_x))

@@ -591,6 +591,10 @@ class PiApp(App[int], inherit_bindings=False):
             hide = bool(settings.get_hide_thinking_block())
         except Exception:
             return
+        if hasattr(settings, "get_mermaid_mode"):
+            from pi_app.tui.blocks.diagrams import set_mermaid_mode
+
+            set_mermaid_mode(settings.get_mermaid_mode())
         self.transcript.set_hide_thinking(hide)
 
     def _send_initial_messages(self) -> None:

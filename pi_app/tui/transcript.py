@@ -658,6 +658,7 @@ class Transcript(ScrollView, can_focus=False):
         from pi_app.tui.blocks.assistant import AssistantBlock
 
         block = AssistantBlock(message, hide_thinking=self.hide_thinking)
+        block.streaming = True
         self.append_block(block)
         self.streaming = block
         self.tools.begin_turn()

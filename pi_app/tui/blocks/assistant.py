@@ -3,11 +3,14 @@
 Each text or thinking part keeps its own ``MarkdownSource``, so while a reply streams only the
 unstable tail of the part that grew is rendered again (R-TR-09); everything else comes from the
 chunk caches. Tool calls in the message are separate tool blocks (the transcript creates them).
+
+Mermaid blocks and ``$…$`` math are drawn (``md_render.Drawings``); the expanded block (Ctrl+O,
+``app.tools.expand``) shows their source instead, so the source is always one key away.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.style import Style
 from rich.text import Text
@@ -18,6 +21,9 @@ from pi_app.terminal_text import visible_controls
 from pi_app.tui.blocks.base import Block, estimate_text_height, indent, render_rich
 from pi_app.tui.blocks.markdown import MarkdownSource
 from pi_app.tui.blocks.theme import BlockTheme, fg
+
+if TYPE_CHECKING:
+    from pi_app.tui.blocks.md_render import Drawings
 
 
 class AssistantBlock(Block):
@@ -30,6 +36,8 @@ class AssistantBlock(Block):
         self.hide_thinking = hide_thinking
         self._sources: dict[int, MarkdownSource] = {}
         self._stale = False
+        self.streaming = False
+        """True while the reply is arriving (``markdown.mermaid: final`` waits for the end)."""
         if message is not None:
             self.set_message(message)
 
@@ -59,6 +67,7 @@ class AssistantBlock(Block):
 
     def finish(self, message: Any) -> None:
         """The final message: adds the abort/error line when the turn did not end normally."""
+        self.streaming = False
         stop_reason = getattr(message, "stop_reason", None)
         if stop_reason == "aborted":
             self.error_text = "Operation aborted"
@@ -83,6 +92,15 @@ class AssistantBlock(Block):
 
     # -- rendering ------------------------------------------------------------------------------
 
+    def _drawings(self) -> Drawings:
+        """Mermaid and math drawn, or their source when the block is expanded (Ctrl+O)."""
+        from pi_app.tui.blocks.diagrams import draws_mermaid
+        from pi_app.tui.blocks.md_render import SOURCE_ONLY, Drawings
+
+        if self.expanded:
+            return SOURCE_ONLY
+        return Drawings(mermaid=draws_mermaid(self.streaming), math=True)
+
     def build(self, width: int, theme: BlockTheme) -> list[Strip]:
         self._sync()
         margin = 1 if width > 2 else 0  # one column of margin on each side
@@ -90,6 +108,7 @@ class AssistantBlock(Block):
         parts: list[list[Strip]] = []
         content = getattr(self.message, "content", None) or []
         thinking_style = fg(theme, "thinkingText") + Style(italic=True)
+        drawings = self._drawings()
         for index, part in enumerate(content):
             source = self._sources.get(index)
             if source is None or not source.text.strip():
@@ -100,9 +119,9 @@ class AssistantBlock(Block):
                         indent(render_rich(Text("Thinking...", style=thinking_style), width), margin)
                     )
                 else:
-                    parts.append(source.render(width, theme, thinking_style, margin))
+                    parts.append(source.render(width, theme, thinking_style, margin, drawings))
             else:
-                parts.append(source.render(width, theme, margin=margin))
+                parts.append(source.render(width, theme, margin=margin, drawings=drawings))
         if self.error_text:
             parts.append(indent(render_rich(Text(self.error_text, style=fg(theme, "error")), width), margin))
         strips: list[Strip] = []

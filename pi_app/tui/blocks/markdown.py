@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from rich.style import Style
 from textual.strip import Strip
@@ -26,22 +27,27 @@ from textual.strip import Strip
 from pi_app.tui.blocks.base import indent
 from pi_app.tui.blocks.theme import BlockTheme
 
+if TYPE_CHECKING:
+    from pi_app.tui.blocks.md_render import Drawings
+
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 
 
-def render_markdown(text: str, width: int, theme: BlockTheme, style: Style | None = None) -> list[Strip]:
+def render_markdown(
+    text: str, width: int, theme: BlockTheme, style: Style | None = None, drawings: Drawings | None = None
+) -> list[Strip]:
     """Render one markdown text (no chunking) to strips, pi's way (``md_render``)."""
     if not text.strip():
         return []
-    from pi_app.tui.blocks.md_render import render_markdown_strips
+    from pi_app.tui.blocks.md_render import ALL_DRAWINGS, render_markdown_strips
 
-    return render_markdown_strips(text, width, theme, style)
+    return render_markdown_strips(text, width, theme, style, drawings or ALL_DRAWINGS)
 
 
 class MarkdownSource:
     """The growing text of one markdown part, split into cached stable chunks and a live tail."""
 
-    def __init__(self, renderer: Callable[[str, int, BlockTheme], list[Strip]] | None = None) -> None:
+    def __init__(self, renderer: Callable[..., list[Strip]] | None = None) -> None:
         self._render = renderer or render_markdown
         self.text = ""
         self._boundaries: list[int] = [0]  # chunk i starts at _boundaries[i]
@@ -101,11 +107,17 @@ class MarkdownSource:
     # -- rendering ------------------------------------------------------------------------------
 
     def render(
-        self, width: int, theme: BlockTheme, style: Style | None = None, margin: int = 0
+        self,
+        width: int,
+        theme: BlockTheme,
+        style: Style | None = None,
+        margin: int = 0,
+        drawings: Drawings | None = None,
     ) -> list[Strip]:
         """The strips at ``width``, each shifted right by ``margin`` blank cells (the caller's
-        indent, cached with the chunks so a repaint of a long reply only re-renders its tail)."""
-        key = (width, theme.version, style, margin)
+        indent, cached with the chunks so a repaint of a long reply only re-renders its tail).
+        ``drawings`` says whether mermaid and math are drawn (``md_render.Drawings``)."""
+        key = (width, theme.version, style, margin, drawings)
         parts: list[list[Strip]] = []
         bounds = self._boundaries
         for i in range(len(bounds) - 1):
@@ -113,13 +125,13 @@ class MarkdownSource:
             if cached is None or cached[0] != key:
                 self.chunk_renders += 1
                 chunk = self.text[bounds[i] : bounds[i + 1]]
-                cached = (key, self._render_part(chunk, width, theme, style, margin))
+                cached = (key, self._render_part(chunk, width, theme, style, margin, drawings))
                 self._chunk_cache[i] = cached
             parts.append(cached[1])
         tail = self.text[bounds[-1] :]
         if tail.strip():
             self.chunk_renders += 1
-            parts.append(self._render_part(tail, width, theme, style, margin))
+            parts.append(self._render_part(tail, width, theme, style, margin, drawings))
         strips: list[Strip] = []
         for part in parts:
             if not part:
@@ -130,9 +142,19 @@ class MarkdownSource:
         return strips
 
     def _render_part(
-        self, text: str, width: int, theme: BlockTheme, style: Style | None, margin: int
+        self,
+        text: str,
+        width: int,
+        theme: BlockTheme,
+        style: Style | None,
+        margin: int,
+        drawings: Drawings | None = None,
     ) -> list[Strip]:
-        strips = self._render(text, width, theme)
+        strips = (
+            self._render(text, width, theme)
+            if drawings is None
+            else self._render(text, width, theme, drawings=drawings)
+        )
         if style is not None:
             strips = [strip.apply_style(style) for strip in strips]
         return indent(strips, margin)

@@ -13,10 +13,18 @@ Soft line breaks stay line breaks (models write line-oriented text).
 
 An unclosed fence renders as code reaching to the end of the text without a closing fence line,
 so a streaming answer only ever grows at the bottom (R-TR-08). Every strip fits ``width``.
+
+Drawings (issue 17, as pi 1.6.0): a closed ```` ```mermaid ```` block is drawn as a diagram
+(``diagrams``: lines dim, labels in the text colour); ``$…$`` and ``$$…$$`` math (markdown-it's
+dollarmath rule: no space just inside the dollars and no digit after the closing one, so ``$5 and
+$10`` stays text) is written in Unicode (``math_text``), a display formula on its own line two
+columns in. ``Drawings`` turns either off (the block's expanded view shows the source: Ctrl+O);
+anything that cannot be drawn shows its source as it would without the feature.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
@@ -35,12 +43,26 @@ from pi_app.tui.blocks.theme import BlockTheme, fg
 @lru_cache(maxsize=1)
 def _parser() -> Any:
     from markdown_it import MarkdownIt
+    from mdit_py_plugins.dollarmath import dollarmath_plugin
 
-    return MarkdownIt("commonmark", {"html": False}).enable(["table", "strikethrough"])
+    md = MarkdownIt("commonmark", {"html": False}).enable(["table", "strikethrough"])
+    return md.use(dollarmath_plugin, allow_space=False, allow_digits=False, double_inline=True)
+
+
+@dataclass(frozen=True)
+class Drawings:
+    """What to draw instead of showing its source."""
+
+    mermaid: bool = True
+    math: bool = True
+
+
+ALL_DRAWINGS = Drawings()
+SOURCE_ONLY = Drawings(mermaid=False, math=False)
 
 
 def render_markdown_strips(
-    text: str, width: int, theme: BlockTheme, style: Style | None = None
+    text: str, width: int, theme: BlockTheme, style: Style | None = None, drawings: Drawings = ALL_DRAWINGS
 ) -> list[Strip]:
     """Render ``text`` to strips of at most ``width`` cells (no leading or trailing blank rows)."""
     from markdown_it.tree import SyntaxTreeNode
@@ -48,7 +70,7 @@ def render_markdown_strips(
     width = max(1, width)
     tokens = _parser().parse(text)
     root = SyntaxTreeNode(tokens)
-    renderer = _Renderer(theme, style or Style(), text.split("\n"))
+    renderer = _Renderer(theme, style or Style(), text.split("\n"), drawings)
     strips = renderer.blocks(root.children, width)
     while strips and not strips[-1].cell_length:
         strips.pop()
@@ -62,10 +84,13 @@ NESTED_LIST_INDENT = 4
 
 
 class _Renderer:
-    def __init__(self, theme: BlockTheme, base: Style, source_lines: list[str]) -> None:
+    def __init__(
+        self, theme: BlockTheme, base: Style, source_lines: list[str], drawings: Drawings = ALL_DRAWINGS
+    ) -> None:
         self.theme = theme
         self.base = base
         self.source = source_lines
+        self.drawings = drawings
 
     def token(self, name: str) -> Style:
         return self.base + fg(self.theme, name)
@@ -99,6 +124,8 @@ class _Renderer:
             return self.quote(node, width)
         if kind in ("fence", "code_block"):
             return self.code(node, width)
+        if kind == "math_block":
+            return self.math_block(node, width)
         if kind == "hr":
             return [Strip([Segment("─" * width, self.token("mdHr"))])]
         if kind == "table":
@@ -168,6 +195,14 @@ class _Renderer:
         border = self.token("mdCodeBlockBorder")
         language = (node.info or "").strip().split(" ")[0] if node.type == "fence" else ""
         content = node.content[:-1] if node.content.endswith("\n") else node.content
+        if (
+            language.lower() == "mermaid"
+            and self.drawings.mermaid
+            and self._fence_closed(node, node.markup or "```")
+        ):
+            drawn = self.diagram(content, width)
+            if drawn is not None:
+                return drawn
         lines = highlight_lines(content, self.theme, language=language or None, fallback="mdCodeBlock")
         fence = node.markup or "```"
         out = [Strip([Segment(fence + language, border)]).crop(0, width)] if node.type == "fence" else []
@@ -184,6 +219,41 @@ class _Renderer:
         if node.type == "fence" and self._fence_closed(node, fence):
             out.append(Strip([Segment(fence, border)]).crop(0, width))
         return out
+
+    def diagram(self, source: str, width: int) -> list[Strip] | None:
+        from pi_app.tui.blocks.diagrams import draw_mermaid, is_line_char
+
+        lines = draw_mermaid(source, max(1, width - 2))
+        if lines is None:
+            return None
+        line_style, label_style = self.token("dim") + Style(dim=True), self.token("text")
+        pad = Strip.blank(2)
+        out: list[Strip] = []
+        for line in lines:
+            segments: list[Segment] = []
+            for char in line:
+                style = line_style if is_line_char(char) else label_style
+                if segments and segments[-1].style == style:
+                    segments[-1] = Segment(segments[-1].text + char, style)
+                else:
+                    segments.append(Segment(char, style))
+            out.append(Strip.join([pad, Strip(segments)]))
+        return out
+
+    def math_block(self, node: Any, width: int) -> list[Strip]:
+        source = node.content.strip("\n")
+        if self.drawings.math:
+            from pi_app.tui.blocks.math_text import latex_to_unicode
+
+            drawn = latex_to_unicode(source)
+            if drawn is not None:
+                return [
+                    Strip.join([Strip.blank(2), s])
+                    for s in render_rich(Text(drawn, self.token("text")), max(1, width - 2))
+                ]
+        code = self.token("mdCodeBlock")
+        lines = ["$$", *source.split("\n"), "$$"]
+        return [s for line in lines for s in render_rich(Text(line, code), width)]
 
     def _fence_closed(self, node: Any, fence: str) -> bool:
         if not node.map:
@@ -231,6 +301,14 @@ class _Renderer:
                 out.append("\n", style)
             elif kind == "code_inline":
                 out.append(node.content, style + fg(self.theme, "mdCode"))
+            elif kind in ("math_inline", "math_inline_double"):
+                drawn = None
+                if self.drawings.math:
+                    from pi_app.tui.blocks.math_text import latex_to_unicode
+
+                    drawn = latex_to_unicode(node.content)
+                dollars = "$$" if kind == "math_inline_double" else "$"
+                out.append(drawn if drawn is not None else f"{dollars}{node.content}{dollars}", style)
             elif kind == "strong":
                 self._inline_children(node.children, style + Style(bold=True), out)
             elif kind == "em":
