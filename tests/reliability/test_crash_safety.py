@@ -82,48 +82,56 @@ def check_session_after_crash(path: Path) -> int:
     return len(roles)
 
 
-def _kill_once(root: Path, delay_s: float | None) -> tuple[Path | None, int | None, float]:
-    """Run one ``pi -p``, SIGKILL it ``delay_s`` after its session file appears (None: let it end).
-    Also returns the seconds from the file appearing to the end of the process."""
+def _complete_lines(path: Path) -> int:
+    try:
+        return path.read_bytes().count(b"\n")
+    except OSError:
+        return 0
+
+
+def _kill_once(root: Path, after_lines: int | None, jitter_s: float = 0.0) -> tuple[Path | None, int | None]:
+    """Run one ``pi -p``; SIGKILL it ``jitter_s`` after its session file holds ``after_lines``
+    complete lines (None: let it end). Counting lines rather than seconds spreads the kills over
+    the conversation however loaded the machine is; the jitter lands some of them mid-append."""
     pi_home = PiHome.make(root)
     with FakeLLMServer() as server:
         pi_home.point_at(server.base_url)
         _script(server)
         proc = pi_home.popen("-p", "run the steps")
         try:
-            deadline = time.monotonic() + 60
-            while not pi_home.sessions() and proc.poll() is None and time.monotonic() < deadline:
-                time.sleep(0.005)
-            appeared = time.monotonic()
-            if delay_s is not None:
-                time.sleep(delay_s)
-                if proc.poll() is None:
-                    proc.send_signal(signal.SIGKILL)
-            proc.communicate(timeout=60)
-            appending = time.monotonic() - appeared
+            deadline = time.monotonic() + 120
+            while after_lines is not None and proc.poll() is None and time.monotonic() < deadline:
+                files = pi_home.sessions()
+                if files and _complete_lines(files[0]) >= after_lines:
+                    time.sleep(jitter_s)
+                    if proc.poll() is None:
+                        proc.send_signal(signal.SIGKILL)
+                    break
+                time.sleep(0.002)
+            proc.communicate(timeout=120)
         finally:
             if proc.poll() is None:
                 proc.kill()
                 proc.wait()
     files = pi_home.sessions()
     assert len(files) <= 1
-    return (files[0] if files else None), proc.returncode, appending
+    return (files[0] if files else None), proc.returncode
 
 
 def test_sigkill_during_appends_never_loses_more_than_the_last_line(tmp_path: Path) -> None:
     rng = random.Random(SEED)
-    # Kill moments spread over the appending part of a run as long as it takes here (a faster pi,
-    # or a quieter machine, must not let most runs finish before their kill).
-    _, _, span = _kill_once(tmp_path / "measure", None)
-    delays = [rng.uniform(0.0, 0.8 * span) for _ in range(KILL_RUNS)]
+    targets = [rng.randint(3, 2 * TURNS) for _ in range(KILL_RUNS)]
+    jitters = [rng.uniform(0.0, 0.03) for _ in range(KILL_RUNS)]
     with ThreadPoolExecutor(max_workers=2) as pool:
-        outcomes = list(pool.map(lambda i: _kill_once(tmp_path / f"run{i}", delays[i]), range(KILL_RUNS)))
+        outcomes = list(
+            pool.map(lambda i: _kill_once(tmp_path / f"run{i}", targets[i], jitters[i]), range(KILL_RUNS))
+        )
 
-    killed = [code for _, code, _ in outcomes if code == -signal.SIGKILL]
+    killed = [code for _, code in outcomes if code == -signal.SIGKILL]
     assert len(killed) >= KILL_RUNS // 2, f"too few runs were killed mid-way (seed {SEED})"
     survived = []
-    for index, (path, _code, _) in enumerate(outcomes):
-        assert path is not None, f"run {index} (delay {delays[index]:.3f}s, seed {SEED}) left no session"
+    for index, (path, _code) in enumerate(outcomes):
+        assert path is not None, f"run {index} (after {targets[index]} lines, seed {SEED}) left no session"
         survived.append(check_session_after_crash(path))
     # The kills landed at different points of the conversation, not all at the start or the end.
     assert len(set(survived)) >= 3, survived

@@ -54,6 +54,12 @@ def _question(app: PiApp) -> ChoiceSelector | None:
     return found[0] if found else None
 
 
+def _asking(app: PiApp) -> bool:
+    """The question is on screen and has the keys (a key pressed before that goes to the editor)."""
+    question = _question(app)
+    return question is not None and question.has_focus
+
+
 def _saved(agent_dir: Path) -> dict[str, bool]:
     path = agent_dir / "trust.json"
     return json.loads(path.read_text()) if path.exists() else {}
@@ -65,7 +71,7 @@ def _has_template(app: PiApp) -> bool:
 
 
 async def _choose(pilot, app: PiApp, label_start: str) -> None:  # type: ignore[no-untyped-def]
-    await wait_for(pilot, lambda: _question(app) is not None, 20)
+    await wait_for(pilot, lambda: _asking(app), 20)
     question = _question(app)
     assert question is not None
     index = next(i for i, option in enumerate(question.options) if option.startswith(label_start))
@@ -94,7 +100,7 @@ async def test_escape_leaves_the_project_untrusted_for_this_run_only(project) ->
     cwd, agent_dir = project
     app = _app(cwd, agent_dir)
     async with app.run_test(size=(110, 32)) as pilot:
-        await wait_for(pilot, lambda: _question(app) is not None, 20)
+        await wait_for(pilot, lambda: _asking(app), 20)
         await pilot.press("escape")
         await wait_for(pilot, lambda: app.session is not None, 20)
         assert not _has_template(app)
