@@ -39,7 +39,7 @@ CHROMIUM_FLAGS = [
     "--disable-sync",
     "--no-first-run",
 ]
-PROMPT = "hello from the browser 你好世界 ünïcödé"
+PROMPT = "hello from the browser 你好，世界。 ünïcödé “quoted” 🙂"
 ANSWER = "Hello from the fake model"
 
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed")
