@@ -87,6 +87,10 @@ class RetrySettings(_Section):
 class TerminalSettings(_Section):
     show_images: bool = True
     clear_on_shrink: bool | None = None
+    show_terminal_progress: bool = False
+    """pi 1.6.0: OSC 9;4 progress in the terminal tab while the agent works."""
+    hyperlinks: bool | str = "auto"
+    """pi 1.6.0: OSC 8 links for file paths; true / false / "auto"."""
 
 
 class ImageSettings(_Section):
@@ -596,6 +600,19 @@ class SettingsManager:
 
     def get_show_images(self) -> bool:
         return self._view.terminal.show_images
+
+    def get_show_terminal_progress(self) -> bool:
+        return bool(self._view.terminal.show_terminal_progress)
+
+    def set_show_terminal_progress(self, value: bool) -> None:
+        self.set_nested("terminal", "showTerminalProgress", value)
+
+    def get_hyperlinks(self) -> bool | str:
+        value = self._view.terminal.hyperlinks
+        return value if isinstance(value, bool) else "auto"
+
+    def set_hyperlinks(self, value: bool | str) -> None:
+        self.set_nested("terminal", "hyperlinks", value)
 
     def get_clear_on_shrink(self) -> bool:
         value = self._view.terminal.clear_on_shrink

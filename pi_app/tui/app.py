@@ -507,6 +507,11 @@ class PiApp(App[int], inherit_bindings=False):
         self.ext.dialogs.cancel_all()
         self.bridge.stop()
         self.terminal.detach()
+        from pi_app.tui.blocks.diagrams import DEFAULT_MERMAID_MODE, set_mermaid_mode
+        from pi_app.tui.hyperlinks import set_link_base
+
+        set_link_base(None)  # process-wide render options go back to their defaults
+        set_mermaid_mode(DEFAULT_MERMAID_MODE)
 
     @on(SessionReady)
     def _session_ready(self, message: SessionReady) -> None:
@@ -595,7 +600,36 @@ class PiApp(App[int], inherit_bindings=False):
             from pi_app.tui.blocks.diagrams import set_mermaid_mode
 
             set_mermaid_mode(settings.get_mermaid_mode())
+        if hasattr(settings, "get_show_terminal_progress"):
+            self.terminal.show_progress = bool(settings.get_show_terminal_progress())
+            self.terminal.set_busy(self._working)
+        self.apply_hyperlinks()
         self.transcript.set_hide_thinking(hide)
+
+    def apply_hyperlinks(self) -> None:
+        """Decide on OSC 8 links (``hyperlinks``; tmux is asked in a thread) and redraw if it changed."""
+        setting = self.settings.get_hyperlinks() if hasattr(self.settings, "get_hyperlinks") else "auto"
+        capabilities = self.terminal.capabilities
+
+        def decide() -> None:
+            from pi_app.tui.hyperlinks import hyperlinks_enabled
+
+            enabled = hyperlinks_enabled(setting, capabilities)
+            if threading.get_ident() == self._thread_id:
+                self._set_hyperlinks(enabled)
+            else:
+                self.call_from_thread(self._set_hyperlinks, enabled)
+
+        self.run_worker(decide, thread=True, group="hyperlinks", exit_on_error=False)
+
+    def _set_hyperlinks(self, enabled: bool) -> None:
+        from pi_app.tui.hyperlinks import link_base, set_link_base
+
+        base = self.cwd if enabled else None
+        if base != link_base():
+            set_link_base(base)
+            if self.has_screen:
+                self.transcript.invalidate_all()
 
     def _send_initial_messages(self) -> None:
         """The command line's messages, then those typed before the session was ready, in order."""
@@ -678,6 +712,7 @@ class PiApp(App[int], inherit_bindings=False):
 
     def set_working(self, working: bool) -> None:
         self._working = working
+        self.terminal.set_busy(working)
         if working:
             message = self.working_message or f"Working... ({self.hint('app.interrupt')} to interrupt)"
             self.status_line.show(message)

@@ -58,6 +58,9 @@ SHOW_CURSOR = "\x1b[?25h"
 HIDE_CURSOR = "\x1b[?25l"
 MODIFY_OTHER_KEYS_ON = "\x1b[>4;2m"
 MODIFY_OTHER_KEYS_OFF = "\x1b[>4;0m"
+PROGRESS_BUSY = "\x1b]9;4;3\x1b\\"
+"""OSC 9;4 state 3: the tab shows indeterminate progress (Windows Terminal, Ghostty, WezTerm, …)."""
+PROGRESS_CLEAR = "\x1b]9;4;0\x1b\\"
 
 
 @dataclass(frozen=True)
@@ -330,6 +333,13 @@ class TerminalModes:
         self._write = write
         self.cursor_visible = False
         self.modify_other_keys = False
+        self.progress = False
+
+    def set_progress(self, busy: bool) -> None:
+        """OSC 9;4: the terminal tab's progress indicator on (agent working) or cleared."""
+        if busy != self.progress:
+            self.progress = busy
+            self._write(PROGRESS_BUSY if busy else PROGRESS_CLEAR)
 
     def show_cursor(self, visible: bool) -> None:
         if visible != self.cursor_visible:
@@ -351,6 +361,9 @@ class TerminalModes:
         if self.cursor_visible:
             out(HIDE_CURSOR)
             self.cursor_visible = False
+        if self.progress:
+            out(PROGRESS_CLEAR)
+            self.progress = False
 
 
 def _write_stdout(text: str) -> None:
@@ -384,6 +397,9 @@ class TerminalSetup:
     _transcript: Any = field(default=None, repr=False)
     _cursor_wanted: bool = field(default=False, repr=False)
     _cursor_before_suspend: bool = field(default=False, repr=False)
+    show_progress: bool = False
+    """``terminal.showTerminalProgress`` (pi 1.6.0, off by default)."""
+    _busy: bool = field(default=False, repr=False)
 
     @classmethod
     def from_environment(cls, env: Mapping[str, str] | None = None) -> TerminalSetup:
@@ -426,6 +442,12 @@ class TerminalSetup:
         if self.modes is not None:
             self.modes.show_cursor(visible and self.hardware_cursor)
 
+    def set_busy(self, busy: bool) -> None:
+        """The agent started or stopped working: the tab progress follows when it is enabled."""
+        self._busy = busy
+        if self.modes is not None:
+            self.modes.set_progress(busy and self.show_progress)
+
     def _suspend(self) -> None:
         if self.modes is not None:
             self._cursor_before_suspend = self.modes.cursor_visible
@@ -440,13 +462,16 @@ class TerminalSetup:
             self.modes.enable_modify_other_keys()
         if self._cursor_before_suspend:
             self.modes.show_cursor(True)
+        self.modes.set_progress(self._busy and self.show_progress)
 
     def restore_after_crash(self, write: Callable[[str], None] | None = None) -> None:
         """Undo the modes still switched on after the app is gone (it died before unmounting).
 
         Writes straight to the terminal (stdout by default): the driver is stopped by now.
         """
-        if self.modes is None or not (self.modes.modify_other_keys or self.modes.cursor_visible):
+        if self.modes is None or not (
+            self.modes.modify_other_keys or self.modes.cursor_visible or self.modes.progress
+        ):
             return
         self.modes.restore(write or _write_stdout)
 

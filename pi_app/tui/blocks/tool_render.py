@@ -2,7 +2,8 @@
 
 ``tool_lines(view, width, theme)`` returns the lines inside the tool box: a header, the body and
 the notices. Headers follow pi: ``$ <command>`` for bash; ``read <path>[:from-to]``, ``write``,
-``edit``, ``ls`` with the path in the accent colour; ``grep /<pattern>/ in <path>`` and
+``edit``, ``ls`` with the path in the accent colour (a clickable ``file://`` link where the
+terminal shows OSC 8 links: ``pi_app.tui.hyperlinks``); ``grep /<pattern>/ in <path>`` and
 ``find <pattern> in <path>``; any other tool shows its name and its arguments compactly.
 
 Collapsed previews (until the expand key): read 10 lines (highlighted by file extension), write
@@ -90,6 +91,14 @@ def _more(hidden: int, hint: str, theme: BlockTheme, earlier: bool = False) -> T
 # -- headers -------------------------------------------------------------------------------------
 
 
+def _link(path: str) -> str | None:
+    """The path's ``file://`` URI while clickable links are on (``hyperlinks``), else None."""
+    from pi_app.tui.hyperlinks import file_uri, link_base
+
+    base = link_base()
+    return file_uri(path, base) if base is not None else None
+
+
 def header(view: ToolView, theme: BlockTheme) -> Text:
     args = view.args
     title = fg(theme, "toolTitle") + Style(bold=True)
@@ -102,7 +111,15 @@ def header(view: ToolView, theme: BlockTheme) -> Text:
             text.append(f" (timeout {args['timeout']}s)", muted)
         return text
     text = Text(name, title)
-    path = shorten_home(str(args.get("path") or args.get("file_path") or ""))
+    raw_path = str(args.get("path") or args.get("file_path") or "")
+    path = shorten_home(raw_path)
+    link = (
+        _link(raw_path or ".")
+        if name in ("read", "write", "edit", "ls") and (raw_path or name == "ls")
+        else None
+    )
+    if link is not None:
+        accent = accent + Style(link=link)
     if name == "read":
         text.append(f" {path}", accent)
         offset, limit = args.get("offset"), args.get("limit")
