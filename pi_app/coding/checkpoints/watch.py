@@ -22,6 +22,46 @@ DRAIN_STEP_MS = 2  # changes still arriving this close together belong to the sa
 DRAIN_TIMEOUT_MS = 8  # how long to wait for a command's last events to come through
 
 
+def _rust_notify_class() -> Any:
+    """``watchfiles._rust_notify.RustNotify``, loaded without running ``watchfiles/__init__``:
+    that imports the package's generator API, its process runner (``multiprocessing``) and anyio,
+    which pi never uses, on every run's first prompt (issue 20). Falls back to the plain import."""
+    import sys
+
+    module = sys.modules.get("watchfiles._rust_notify")
+    if module is None and "watchfiles" not in sys.modules:
+        try:
+            import importlib.machinery
+            import importlib.util
+
+            spec = importlib.util.find_spec("watchfiles")
+            for folder in (spec.submodule_search_locations or []) if spec is not None else []:
+                for suffix in importlib.machinery.EXTENSION_SUFFIXES:
+                    path = os.path.join(folder, "_rust_notify" + suffix)
+                    if os.path.isfile(path):
+                        loader = importlib.machinery.ExtensionFileLoader("watchfiles._rust_notify", path)
+                        ext_spec = importlib.util.spec_from_file_location(
+                            "watchfiles._rust_notify", path, loader=loader
+                        )
+                        if ext_spec is not None:
+                            module = importlib.util.module_from_spec(ext_spec)
+                            loader.exec_module(module)
+                            # registered, so that a later ``import watchfiles`` (the TUI's file
+                            # watcher) takes this one: the extension cannot be initialised twice
+                            sys.modules["watchfiles._rust_notify"] = module
+                            break
+                if module is not None:
+                    break
+        except Exception:
+            module = None
+    if module is None:
+        try:
+            from watchfiles import _rust_notify as module  # type: ignore[no-redef]
+        except ImportError:
+            return None
+    return getattr(module, "RustNotify", None)
+
+
 class ProjectWatcher:
     def __init__(self, root: str, notify: Any) -> None:
         self.root = root
@@ -29,9 +69,8 @@ class ProjectWatcher:
 
     @classmethod
     def start(cls, root: str) -> ProjectWatcher | None:
-        try:
-            from watchfiles._rust_notify import RustNotify
-        except ImportError:
+        RustNotify = _rust_notify_class()
+        if RustNotify is None:
             return None
         try:
             notify = RustNotify([root], False, False, 300, True, True)
