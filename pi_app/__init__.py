@@ -8,25 +8,46 @@ stays cheap, nothing else but one import-time guard:
 
 ``httpx/__init__`` imports httpx's own command-line client (click, rich, pygments) whenever those
 happen to be installed, as they are next to Textual: about a third of ``pi -p``'s imports, for a
-command pi never runs (issue 20). A stand-in ``httpx._main`` whose ``main`` loads the real one
-on first call keeps that import from happening.
+command pi never runs (issue 20). A finder at the front of ``sys.meta_path`` answers only the
+name ``httpx._main``, with a stand-in whose ``main`` loads the real module on first call; until
+httpx itself is imported, nothing of it is in ``sys.modules``.
 """
 
 import sys
-import types
+from typing import Any
 
 __version__ = "0.1.0"
 
 
-def _httpx_cli(*args: object, **kwargs: object) -> object:
-    sys.modules.pop("httpx._main", None)
+class _HttpxCliStandIn:
+    """A meta path finder and loader for ``httpx._main`` only."""
+
+    real = False  # set while the real module is being imported
+
+    @classmethod
+    def find_spec(cls, name: str, path: Any = None, target: Any = None) -> Any:
+        if name != "httpx._main" or cls.real:
+            return None
+        from importlib.machinery import ModuleSpec
+
+        return ModuleSpec(name, cls)  # type: ignore[arg-type]
+
+    @staticmethod
+    def create_module(spec: Any) -> None:
+        return None
+
+    @staticmethod
+    def exec_module(module: Any) -> None:
+        module.main = _httpx_cli
+
+
+def _httpx_cli(*args: Any, **kwargs: Any) -> Any:
     import importlib
 
+    sys.modules.pop("httpx._main", None)
+    _HttpxCliStandIn.real = True
     return importlib.import_module("httpx._main").main(*args, **kwargs)
 
 
-if "httpx._main" not in sys.modules:
-    _stub = types.ModuleType("httpx._main", "Stand-in for httpx's command-line client (see pi_app).")
-    _stub.main = _httpx_cli  # type: ignore[attr-defined]
-    sys.modules["httpx._main"] = _stub
-    del _stub
+if "httpx" not in sys.modules and _HttpxCliStandIn not in sys.meta_path:
+    sys.meta_path.insert(0, _HttpxCliStandIn)  # type: ignore[arg-type]
