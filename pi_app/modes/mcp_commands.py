@@ -347,12 +347,73 @@ def _get(args: list[str]) -> int:
 
 
 def _login(args: list[str]) -> int:
-    from pi_app.coding.mcp.oauth import login_command
-
     return login_command(args, _agent_dir(), local=_take_local(args))
 
 
 def _logout(args: list[str]) -> int:
-    from pi_app.coding.mcp.oauth import logout_command
-
     return logout_command(args, _agent_dir(), local=_take_local(args))
+
+
+def _find_server(name: str, agent_dir: Path, local: bool) -> Any:
+    from pi_app.coding.mcp.config import load_mcp_config
+
+    cwd = os.getcwd()
+    config = load_mcp_config(agent_dir, cwd, project_trusted=local or _project_trusted(cwd))
+    return config.servers.get(name)
+
+
+def login_command(args: Sequence[str], agent_dir: Path, *, local: bool = False) -> int:
+    from pi_app.coding.mcp.oauth import DEFAULT_LOGIN_TIMEOUT_S
+
+    args = list(args)
+    timeout_s = DEFAULT_LOGIN_TIMEOUT_S
+    if "--timeout" in args:
+        at = args.index("--timeout")
+        try:
+            timeout_s = float(args[at + 1])
+        except (IndexError, ValueError):
+            sys.stderr.write("--timeout expects a number of seconds\n")
+            return 1
+        del args[at : at + 2]
+    if len(args) != 1:
+        sys.stderr.write("Usage: pi mcp login <server> [-l] [--timeout <seconds>]\n")
+        return 1
+    server = _find_server(args[0], agent_dir, local)
+    if server is None:
+        sys.stderr.write(f'No MCP server named "{args[0]}".\n')
+        return 1
+    from pi_app.coding.mcp.oauth import sign_in
+
+    def say(line: str) -> None:
+        sys.stderr.write(line + "\n")
+        sys.stderr.flush()
+
+    try:
+        asyncio.run(sign_in(server, agent_dir, say=say, timeout_s=timeout_s))
+    except (RuntimeError, ValueError) as exc:
+        sys.stderr.write(f"Sign-in to {server.name} failed: {exc}\n")
+        return 1
+    print(f'Signed in to MCP server "{server.name}".')
+    return 0
+
+
+def logout_command(args: Sequence[str], agent_dir: Path, *, local: bool = False) -> int:
+    if len(args) != 1:
+        sys.stderr.write("Usage: pi mcp logout <server> [-l]\n")
+        return 1
+    server = _find_server(args[0], agent_dir, local)
+    if server is None:
+        sys.stderr.write(f'No MCP server named "{args[0]}".\n')
+        return 1
+    if server.transport != "http":
+        sys.stderr.write(f'MCP server "{server.name}" is not an HTTP server.\n')
+        return 1
+    from pi_app.coding.mcp.oauth import sign_out
+
+    removed = sign_out(server, agent_dir)
+    print(
+        f'Signed out of MCP server "{server.name}".'
+        if removed
+        else f'No stored sign-in for MCP server "{server.name}".'
+    )
+    return 0

@@ -208,6 +208,12 @@ async def _trust(app: Any, args: str) -> None:
     await trust_command(app, args)
 
 
+async def _mcp(app: Any, args: str) -> None:
+    from pi_app.tui.mcp_command import mcp_command
+
+    await mcp_command(app, args)
+
+
 def _debug(app: Any, args: str) -> None:
     from pi_app.tui.debug import write_debug_log
 
@@ -244,5 +250,13 @@ def register(registry: CommandRegistry) -> None:
         SlashCommand("reload", "Reload keybindings, extensions, skills, prompts, and themes", _reload)
     )
     registry.add(SlashCommand("trust", "Decide whether this project's .pi resources load", _trust))
+    registry.add(
+        SlashCommand(
+            "mcp",
+            "MCP servers: status, tools, reconnect, sign in, enable/disable",
+            _mcp,
+            argument_hint="[login|logout|reconnect|enable|disable <server>]",
+        )
+    )
     registry.add(SlashCommand("quit", "Quit pi", _quit, aliases=("exit",)))
     registry.add(SlashCommand("debug", "Write the debug log", _debug, hidden=True))

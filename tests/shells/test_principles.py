@@ -95,7 +95,7 @@ def test_builtin_tools_flags_and_commands_leave_the_omissions_out() -> None:
 
     commands = set(builtin_registry().names())
     assert {"compact", "model", "tree"} <= commands
-    assert not commands & {"plan", "todos", "todo", "mcp", "permissions"}
+    assert not commands & {"plan", "todos", "todo", "permissions"}  # /mcp: built in since 1.6.0 (issue 22)
 
 
 # -- R-NOGO-08 / R-NOGO-09 ------------------------------------------------------------------------

@@ -390,26 +390,91 @@ class McpManager:
     async def reconnect(self, name: str) -> None:
         await self.connection(name).reconnect()
 
-    async def set_enabled(self, name: str, enabled: bool) -> None:
+    def _known(self, name: str) -> ServerConnection:
         connection = self.connections.get(name)
         if connection is None:
             raise ValueError(f'Unknown MCP server "{name}"')
+        return connection
+
+    def _save(self, connection: ServerConnection, fields: dict[str, Any]) -> str | None:
+        """Write ``fields`` to the file that defines the server (its project override if it has
+        one); extension servers change for this session only. Returns the file written."""
+        config = connection.config
+        if config.scope == "extension":
+            return None
+        from pi_app.coding.mcp.config import update_server_fields
+
+        path = Path(config.override_source or config.source)
+        update_server_fields(path, config.name, fields)
+        return str(path)
+
+    async def set_enabled(self, name: str, enabled: bool, *, save: bool = True) -> str | None:
+        connection = self._known(name)
         connection.config.enabled = enabled
+        written = self._save(connection, {"enabled": enabled}) if save else None
         if enabled:
             connection.closed = False
+            connection._attempt = 0
             connection.start()
         else:
             await connection.close()
             connection.state = "disabled"
             self._on_change(connection)
+        return written
 
-    def set_exposure(self, name: str, exposure: str) -> None:
-        connection = self.connections.get(name)
-        if connection is None:
-            raise ValueError(f'Unknown MCP server "{name}"')
+    def set_exposure(self, name: str, exposure: str, *, save: bool = True) -> str | None:
+        connection = self._known(name)
         connection.config.exposure = exposure
         self._definitions.pop(name, None)
+        written = self._save(connection, {"exposure": exposure}) if save else None
         self._on_change(connection)
+        return written
+
+    async def sign_in(self, name: str, say: Callable[[str], None]) -> None:
+        from pi_app.coding.mcp.oauth import sign_in
+
+        connection = self._known(name)
+        await sign_in(connection.config, self.agent_dir, say=say)
+        self._reported.discard((name, "auth"))
+        await connection.reconnect()
+
+    async def sign_out(self, name: str) -> bool:
+        from pi_app.coding.mcp.oauth import sign_out
+
+        connection = self._known(name)
+        removed = sign_out(connection.config, self.agent_dir)
+        await connection.reconnect()
+        return removed
+
+    def details(self, name: str) -> str:
+        """Markdown for ``/mcp``: the connection, its error and stderr tail, the tools and their exposure."""
+        connection = self._known(name)
+        config = connection.config
+        lines = [f"**{config.name}** — {connection.state if config.enabled else 'disabled'}", ""]
+        lines.append(f"- transport: `{config.transport_text()}`")
+        lines.append(
+            f"- exposure: {config.exposure}; source: {config.source}"
+            + (f" (override: {config.override_source})" if config.override_source else "")
+        )
+        if connection.server_info:
+            lines.append(f"- server: {connection.server_info}")
+        if config.description:
+            lines.append(f"- description: {config.description}")
+        if connection.error and config.enabled:
+            lines.append(f"- error: {connection.error}")
+        tail = (
+            connection.stderr_tail()
+            if config.transport == "stdio" and connection.state != "connected"
+            else []
+        )
+        if tail:
+            lines += ["", "stderr (last lines):", "```", *tail, "```"]
+        if connection.state == "connected":
+            lines += ["", f"Tools ({len(connection.tools)}):"]
+            for definition, exposure in self.server_tools(connection):
+                first = (definition.description or "").strip().splitlines()[:1]
+                lines.append(f"- `{definition.name}` ({exposure})" + (f": {first[0]}" if first else ""))
+        return "\n".join(lines)
 
     async def close(self) -> None:
         await asyncio.gather(*(c.close() for c in self.connections.values()), return_exceptions=True)
