@@ -4,14 +4,13 @@ hidden behind the app's screen."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 
 from pi_app.coding.launch import LaunchOptions
 from pi_app.tui.app import PiApp
-from tests.tui.helpers import wait_for
+from tests.tui.helpers import wait_for, write_local_model
 from tests.tui.test_app_flows import notes
 
 
@@ -20,17 +19,7 @@ async def test_a_models_pattern_matching_nothing_is_a_warning_in_the_transcript(
 ) -> None:
     agent_dir = tmp_path / "agent"
     agent_dir.mkdir()
-    models = {
-        "providers": {
-            "local": {
-                "baseUrl": "http://127.0.0.1:9/v1",
-                "api": "openai-completions",
-                "apiKey": "k",
-                "models": [{"id": "local-model"}],
-            }
-        }
-    }
-    (agent_dir / "models.json").write_text(json.dumps(models))
+    write_local_model(agent_dir)
     monkeypatch.setenv("PI_CODING_AGENT_DIR", str(agent_dir))
     monkeypatch.setenv("PI_OFFLINE", "1")
     options = LaunchOptions(models="local-model,no-such-model-xyz", no_session=True, cwd=str(tmp_path))

@@ -17,7 +17,7 @@ import pytest
 from pi_app.coding.launch import LaunchOptions
 from pi_app.tui.app import PiApp
 from pi_app.tui.selectors.choice import ChoiceSelector
-from tests.tui.helpers import wait_for
+from tests.tui.helpers import wait_for, write_local_model
 from tests.tui.test_app_flows import notes
 
 
@@ -25,17 +25,7 @@ from tests.tui.test_app_flows import notes
 def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
     agent_dir = tmp_path / "agent"
     agent_dir.mkdir()
-    models = {
-        "providers": {
-            "local": {
-                "baseUrl": "http://127.0.0.1:9/v1",
-                "api": "openai-completions",
-                "apiKey": "k",
-                "models": [{"id": "local-model"}],
-            }
-        }
-    }
-    (agent_dir / "models.json").write_text(json.dumps(models))
+    write_local_model(agent_dir)
     cwd = tmp_path / "work" / "proj"
     (cwd / ".pi" / "prompts").mkdir(parents=True)
     (cwd / ".pi" / "prompts" / "projtpl.md").write_text("Project template body\n")
