@@ -304,6 +304,8 @@ def _print_server(entry: dict[str, Any], config_entry: Any) -> None:
             exposure = tool_exposure(tool, config_entry.exposure, config_entry.tool_exposure)
             marked.append(tool if exposure == config_entry.exposure else f"{tool} [{exposure}]")
         print(f"  tools: {', '.join(marked)}")
+    if entry.get("resources"):
+        print("  offers resources")
 
 
 def _list(args: list[str]) -> int:

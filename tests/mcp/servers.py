@@ -45,8 +45,11 @@ def write_mcp_json(agent_dir: Path, servers: dict[str, Any], **top: Any) -> Path
     return path
 
 
+# Writes its pid to the file named by its first argument (when given), then never answers.
 HANG_ON_INITIALIZE = """
-import sys, time
+import os, sys, time
+if len(sys.argv) > 1:
+    open(sys.argv[1], "w").write(str(os.getpid()))
 sys.stdin.readline()
 time.sleep(3600)
 """

@@ -87,7 +87,9 @@ def test_hanging_crashing_and_malformed_servers_do_not_hold_print_mode_up(
     write_mcp_json(
         agent_dir,
         {
-            "hangs": stdio_entry(script_server(tmp_path, "hang", HANG_ON_INITIALIZE)),
+            "hangs": stdio_entry(
+                [*script_server(tmp_path, "hang", HANG_ON_INITIALIZE), str(tmp_path / "hang.pid")]
+            ),
             "crashes": stdio_entry(script_server(tmp_path, "crash", CRASH_ON_CALL), exposure="direct"),
             "broken": {"command": ["not", "a", "string"]},
         },
@@ -110,3 +112,17 @@ def test_hanging_crashing_and_malformed_servers_do_not_hold_print_mode_up(
     first_request = llm_server.requests[1].received_at
     assert first_request - llm_server.requests[0].received_at > 0  # sanity
     del baseline  # timing is compared in benchmarks/mcp_startup.py, not here
+    # the stdio servers end with pi (their process groups are signalled at exit)
+    pid = int((tmp_path / "hang.pid").read_text())
+    deadline = time.monotonic() + 5
+    while _alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _alive(pid)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat[stat.rfind(")") + 2] != "Z"

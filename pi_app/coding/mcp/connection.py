@@ -124,12 +124,20 @@ def kill_all_children(grace_s: float = 1.0) -> None:
 
 
 def _group_alive(pgid: int) -> bool:
-    try:
-        os.killpg(pgid, 0)
-    except OSError:
+    """Does the process group have a member that is not a zombie? (Linux: /proc; else killpg 0.)"""
+    proc = Path("/proc")
+    if proc.is_dir():
+        for entry in proc.iterdir():
+            if not entry.name.isdigit():
+                continue
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            fields = stat[stat.rfind(")") + 2 :].split()
+            if len(fields) > 2 and fields[2] == str(pgid) and fields[0] != "Z":
+                return True
         return False
-    with contextlib.suppress(ChildProcessError, OSError):
-        os.waitpid(pgid, os.WNOHANG)  # reap our own child so it does not count as alive
     try:
         os.killpg(pgid, 0)
     except OSError:
@@ -356,6 +364,7 @@ class ServerConnection:
             session = ClientSession(
                 read,
                 write,
+                list_roots_callback=self._roots,
                 logging_callback=self._logging,
                 message_handler=self._message,
                 client_info=Implementation(name="pi", version=__version__),
@@ -420,6 +429,14 @@ class ServerConnection:
             cursor = getattr(page, "next_cursor", None)
             if not cursor:
                 return tools
+
+    async def _roots(self, context: Any) -> Any:
+        """The session's folder as the one root (servers such as filesystem ask for it)."""
+        from mcp_types import ListRootsResult, Root
+
+        return ListRootsResult(
+            roots=[Root(uri=Path(self.session_cwd).resolve().as_uri(), name=Path(self.session_cwd).name)]
+        )
 
     async def _logging(self, params: Any) -> None:
         if self._on_log is not None:

@@ -378,6 +378,8 @@ class McpManager:
                 entry["error"] = connection.error
             if config.description:
                 entry["description"] = config.description
+            if connection.state == "connected" and connection.has_resources:
+                entry["resources"] = True
             out.append(entry)
         return out
 
