@@ -3,6 +3,11 @@
 Listing streams each file line by line and is best effort: a file whose first line is not a
 session header, or that cannot be read, is skipped silently. ``SessionInfo.modified`` is the
 newest user/assistant message time, so touching a file does not reorder the list.
+
+Issue 20: the files are read newest first (by modification time) and each summary is handed to
+``on_info`` as soon as it is read, so the ``/resume`` picker shows rows while the rest load.
+Summaries are cached for the process by path, size and modification time: a second listing
+reads only the files that changed.
 """
 
 from __future__ import annotations
@@ -18,9 +23,15 @@ from typing import Any, Protocol, runtime_checkable
 from pi_app.ai.util.sanitize import loads_clean
 from pi_app.coding import paths
 from pi_app.coding.session.format import is_header, ms_from_iso
-from pi_app.coding.session.storage import RemovableSessionStorage, SessionStorage, default_session_storage
+from pi_app.coding.session.storage import (
+    JsonlSessionStorage,
+    RemovableSessionStorage,
+    SessionStorage,
+    default_session_storage,
+)
 
 ProgressCallback = Callable[[int, int], None]
+InfoCallback = Callable[["SessionInfo"], None]
 
 FIRST_LINE_LIMIT = 64 * 1024
 
@@ -163,31 +174,80 @@ def _indexed(
     return infos
 
 
+StatKey = tuple[int, int, int]
+_summaries: dict[str, tuple[StatKey, SessionInfo | None]] = {}
+
+
+def _stat_key(path: str) -> StatKey | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_mtime_ns, st.st_size, st.st_ino)
+
+
+def _newest_first(files: list[str]) -> list[tuple[str, StatKey | None]]:
+    keyed = [(path, _stat_key(path)) for path in files]
+    keyed.sort(key=lambda item: item[1][0] if item[1] is not None else 0, reverse=True)
+    return keyed
+
+
+def cached_session_info(path: str, storage: SessionStorage, key: StatKey | None = None) -> SessionInfo | None:
+    """``build_session_info``, from the process's cache while the file's size, modification time
+    and inode are unchanged (only for files on disk; other storages read every time)."""
+    if key is None or not isinstance(storage, JsonlSessionStorage):
+        return build_session_info(path, storage)
+    cached = _summaries.get(path)
+    if cached is not None and cached[0] == key:
+        return cached[1]
+    info = build_session_info(path, storage)
+    _summaries[path] = (key, info)
+    return info
+
+
+def _read_infos(
+    files: list[str],
+    storage: SessionStorage,
+    on_progress: ProgressCallback | None,
+    on_info: InfoCallback | None,
+    skip_errors: bool,
+) -> list[SessionInfo]:
+    infos: list[SessionInfo] = []
+    ordered = _newest_first(files)
+    for i, (path, key) in enumerate(ordered, 1):
+        try:
+            info = cached_session_info(path, storage, key)
+        except OSError:
+            if not skip_errors:
+                raise
+            info = None
+        if info is not None:
+            infos.append(info)
+            if on_info is not None:
+                on_info(info)
+        if on_progress is not None:
+            on_progress(i, len(ordered))
+    infos.sort(key=lambda s: s.modified, reverse=True)
+    return infos
+
+
 def list_sessions_in(
-    directory: str, storage: SessionStorage | None = None, on_progress: ProgressCallback | None = None
+    directory: str,
+    storage: SessionStorage | None = None,
+    on_progress: ProgressCallback | None = None,
+    on_info: InfoCallback | None = None,
 ) -> list[SessionInfo]:
     storage = storage or default_session_storage()
     if isinstance(storage, SessionIndex):
         return _indexed(storage, directory, on_progress)
-    files = storage.list_files(directory)
-    infos: list[SessionInfo] = []
-    for i, path in enumerate(files, 1):
-        try:
-            info = build_session_info(path, storage)
-        except OSError:
-            info = None
-        if info is not None:
-            infos.append(info)
-        if on_progress is not None:
-            on_progress(i, len(files))
-    infos.sort(key=lambda s: s.modified, reverse=True)
-    return infos
+    return _read_infos(storage.list_files(directory), storage, on_progress, on_info, True)
 
 
 def list_all_sessions(
     root: str | None = None,
     storage: SessionStorage | None = None,
     on_progress: ProgressCallback | None = None,
+    on_info: InfoCallback | None = None,
 ) -> list[SessionInfo]:
     storage = storage or default_session_storage()
     base = root or str(paths.sessions_root())
@@ -203,15 +263,7 @@ def list_all_sessions(
     except OSError:
         dirs = []
     files = [f for d in dirs for f in storage.list_files(os.path.join(base, d))]
-    infos: list[SessionInfo] = []
-    for i, path in enumerate(files, 1):
-        info = build_session_info(path, storage)
-        if info is not None:
-            infos.append(info)
-        if on_progress is not None:
-            on_progress(i, len(files))
-    infos.sort(key=lambda s: s.modified, reverse=True)
-    return infos
+    return _read_infos(files, storage, on_progress, on_info, False)
 
 
 def read_header(path: str, storage: SessionStorage | None = None) -> dict[str, Any] | None:

@@ -205,15 +205,21 @@ class SessionManager:
         session_dir: str | Path | None = None,
         on_progress: ProgressCallback | None = None,
         storage: SessionStorage | None = None,
+        on_info: Callable[[SessionInfo], None] | None = None,
     ) -> list[SessionInfo]:
+        """The project's sessions, newest activity first; ``on_info`` gets each one as it is read
+        (newest files first), before the whole list is ready."""
         directory = str(session_dir or paths.resolve_session_dir(cwd))
-        return _listing().list_sessions_in(directory, storage, on_progress)
+        return _listing().list_sessions_in(directory, storage, on_progress, on_info)
 
     @classmethod
     def list_all(
-        cls, on_progress: ProgressCallback | None = None, storage: SessionStorage | None = None
+        cls,
+        on_progress: ProgressCallback | None = None,
+        storage: SessionStorage | None = None,
+        on_info: Callable[[SessionInfo], None] | None = None,
     ) -> list[SessionInfo]:
-        return _listing().list_all_sessions(None, storage, on_progress)
+        return _listing().list_all_sessions(None, storage, on_progress, on_info)
 
     @classmethod
     def find_by_prefix(

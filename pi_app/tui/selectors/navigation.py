@@ -293,8 +293,10 @@ def session_picker(
 
     kwargs.setdefault("content_search", content_search())
     return SessionPicker(
-        lambda progress: SessionManager.list(cwd, session_dir or None, progress),
-        lambda progress: SessionManager.list_all(progress),
+        lambda progress: SessionManager.list(
+            cwd, session_dir or None, progress, on_info=getattr(progress, "row", None)
+        ),
+        lambda progress: SessionManager.list_all(progress, on_info=getattr(progress, "row", None)),
         current_path=current_path,
         rename=rename,
         **kwargs,

@@ -105,6 +105,33 @@ def _short_path(path: str) -> str:
     return "~" + path[len(home) :] if home and home != "~" and path.startswith(home) else path
 
 
+class _LoadProgress:
+    """The progress callback a loader gets (``progress(loaded, total)``); a loader that can also
+    hand over sessions as it reads them calls ``progress.row(info)``. Rows go to the picker in
+    batches: the first at once, later ones at most every ``BATCH_SECONDS``."""
+
+    BATCH_SECONDS = 0.05
+
+    def __init__(self, picker: SessionPicker, scope: str, seq: int) -> None:
+        self.picker = picker
+        self.scope = scope
+        self.seq = seq
+        self.rows: list[Any] = []
+        self._sent_at: float | None = None
+
+    def __call__(self, loaded: int, total: int) -> None:
+        self.picker.post_message(SessionPicker._Progress(self.scope, loaded, total))
+
+    def row(self, info: Any) -> None:
+        import time
+
+        self.rows.append(info)
+        now = time.monotonic()
+        if self._sent_at is None or now - self._sent_at >= self.BATCH_SECONDS:
+            self._sent_at = now
+            self.picker.post_message(SessionPicker._Partial(self.scope, list(self.rows), self.seq))
+
+
 class SessionPicker(Vertical, can_focus=True):
     DEFAULT_CSS = """
     SessionPicker { height: auto; }
@@ -132,6 +159,12 @@ class SessionPicker(Vertical, can_focus=True):
         scope: str
         loaded: int
         total: int
+
+    @dataclass
+    class _Partial(Message):
+        scope: str
+        sessions: list[Any]
+        seq: int
 
     def __init__(
         self,
@@ -186,9 +219,7 @@ class SessionPicker(Vertical, can_focus=True):
 
     @work(thread=True, exit_on_error=False, group="session-picker")
     def _run_loader(self, scope: str, seq: int) -> None:
-        def progress(loaded: int, total: int) -> None:
-            self.post_message(self._Progress(scope, loaded, total))
-
+        progress = _LoadProgress(self, scope, seq)
         try:
             sessions = list(self.loaders[scope](progress))
         except Exception as exc:
@@ -202,6 +233,15 @@ class SessionPicker(Vertical, can_focus=True):
             self.progress[message.scope] = (message.loaded, message.total)
             if message.scope == self.scope:
                 self.view.repaint()
+
+    @on(_Partial)
+    def _partial(self, message: _Partial) -> None:
+        """Sessions read so far (newest files first): shown before the whole list is loaded."""
+        if self._latest.get(message.scope) != message.seq or self.progress.get(message.scope) is None:
+            return
+        if message.scope == self.scope:
+            self.model.set_sessions(message.sessions)
+            self.view.repaint()
 
     @on(_Loaded)
     def _loaded(self, message: _Loaded) -> None:
