@@ -149,7 +149,7 @@ def test_app_model_selector(snap_compare) -> None:
 
 def test_app_settings(snap_compare) -> None:
     """``/settings``: every setting with its value in a second column (``Auto-compact true``,
-    ``Theme dark``, …), the first row selected, ``(1/18)`` and the key hints."""
+    ``Theme dark``, …), the first row selected, ``(1/23)`` and the key hints."""
     app = app_with([])
 
     async def open_settings(pilot) -> None:  # type: ignore[no-untyped-def]

@@ -163,6 +163,8 @@ class Settings(BaseModel):
     external_editor: str | None = None
     output_pad: Literal[0, 1] = 0
     show_cache_miss_notices: bool = False
+    fullscreen_exit_output: str = "transcript"
+    """pi 1.6.0: "transcript" (the conversation, then the resume hint) or "resume-hint"."""
 
 
 @cache
@@ -705,6 +707,21 @@ class SettingsManager:
 
     def get_external_editor(self) -> str | None:
         return self._view.external_editor
+
+    def get_fullscreen_exit_output(self) -> str:
+        value = self._view.fullscreen_exit_output
+        return value if value in ("transcript", "resume-hint") else "transcript"
+
+    def set_fullscreen_exit_output(self, value: str) -> None:
+        self.set("fullscreenExitOutput", value)
+
+    def set_http_idle_timeout_ms(self, value: int) -> None:
+        """0 disables the timeout (pi 1.6.0)."""
+        self.set("httpIdleTimeoutMs", max(0, int(value)))
+
+    def set_default_project_trust(self, value: str) -> None:
+        """Global only, like the getter (a project cannot trust itself)."""
+        self.set("defaultProjectTrust", value)
 
     def get_output_pad(self) -> int:
         return self._view.output_pad

@@ -429,7 +429,10 @@ class PiApp(App[int], inherit_bindings=False):
             color_system = (
                 ColorSystem.TRUECOLOR if color_depth(os.environ) == "truecolor" else ColorSystem.EIGHT_BIT
             )
-        lines = transcript_lines(transcript.blocks, width, transcript.render_theme, color_system)
+        lines: list[str] = []
+        getter = getattr(self.settings, "get_fullscreen_exit_output", None)
+        if getter is None or getter() != "resume-hint":  # 1.6.0's fullscreenExitOutput
+            lines = transcript_lines(transcript.blocks, width, transcript.render_theme, color_system)
         self.farewell = farewell_text([*lines, *resume_hint(session_id, has_file)])
 
     # -- start-up -------------------------------------------------------------------------------

@@ -25,6 +25,20 @@ TREE_FILTERS = ("default", "no-tools", "user-only", "labeled-only", "all")
 PADDING = (0, 1, 2, 3)
 MAX_ITEMS = (3, 5, 7, 10, 15, 20)
 BOOLS = (True, False)
+IDLE_TIMEOUTS_MS = (30_000, 60_000, 120_000, 300_000, 0)
+"""pi 1.6.0's choices for ``httpIdleTimeoutMs`` (0: disabled); 300000 is the default."""
+MERMAID = ("off", "final", "streaming")
+PROJECT_TRUST = ("ask", "always", "never")
+EXIT_OUTPUT = ("transcript", "resume-hint")
+
+
+def idle_text(value: Any) -> str:
+    ms = int(value or 0)
+    if ms <= 0:
+        return "disabled"
+    if ms % 60_000 == 0:
+        return f"{ms // 60_000} min"
+    return f"{ms / 1000:g} sec"
 
 
 @dataclass
@@ -36,6 +50,12 @@ class SettingRow:
     apply: Callable[[Any], str | None]
     """Apply and save a value; returns an error text or None."""
     opens_list: bool = False
+    show: Callable[[Any], str] | None = None
+    """How the value reads in the list (default: ``true``/``false`` or the value)."""
+
+    def text(self) -> str:
+        value = self.get()
+        return self.show(value) if self.show is not None else _text(value)
 
 
 def _text(value: Any) -> str:
@@ -98,6 +118,20 @@ def settings_rows(app: Any) -> list[SettingRow]:
     def theme_value() -> str:
         return app.themes.current.name
 
+    def set_progress(value: bool) -> None:
+        app.terminal.show_progress = value
+        app.terminal.set_busy(app.is_working)
+
+    def set_mermaid(mode: str) -> None:
+        from pi_app.tui.blocks.diagrams import set_mermaid_mode
+
+        set_mermaid_mode(mode)
+        app.transcript.invalidate_all()
+
+    def idle_value() -> int:
+        value = s.get_http_idle_timeout_ms()
+        return 300_000 if value is None else int(value)
+
     return [
         SettingRow(
             "autoCompact",
@@ -124,11 +158,26 @@ def settings_rows(app: Any) -> list[SettingRow]:
             "transport", "Transport", s.get_transport, lambda: list(TRANSPORTS), saver(s.set_transport)
         ),
         SettingRow(
+            "httpIdleTimeoutMs",
+            "HTTP idle timeout",
+            idle_value,
+            lambda: list(IDLE_TIMEOUTS_MS),
+            saver(s.set_http_idle_timeout_ms),
+            show=idle_text,
+        ),
+        SettingRow(
             "hideThinkingBlock",
             "Hide thinking",
             s.get_hide_thinking_block,
             lambda: list(BOOLS),
             saver(s.set_hide_thinking_block, set_hide_thinking),
+        ),
+        SettingRow(
+            "markdown.mermaid",
+            "Mermaid diagrams",
+            s.get_mermaid_mode,
+            lambda: list(MERMAID),
+            saver(s.set_mermaid_mode, set_mermaid),
         ),
         SettingRow(
             "collapseChangelog",
@@ -143,6 +192,14 @@ def settings_rows(app: Any) -> list[SettingRow]:
             s.get_quiet_startup,
             lambda: list(BOOLS),
             saver(s.set_quiet_startup, set_quiet),
+        ),
+        SettingRow(
+            "defaultProjectTrust",
+            "Default project trust",
+            s.get_default_project_trust,
+            lambda: list(PROJECT_TRUST),
+            saver(s.set_default_project_trust),
+            show=lambda v: str(v).capitalize(),
         ),
         SettingRow(
             "doubleEscapeAction",
@@ -213,6 +270,20 @@ def settings_rows(app: Any) -> list[SettingRow]:
             lambda: list(MAX_ITEMS),
             saver(s.set_autocomplete_max_visible, set_max_items),
         ),
+        SettingRow(
+            "terminal.showTerminalProgress",
+            "Terminal progress",
+            s.get_show_terminal_progress,
+            lambda: list(BOOLS),
+            saver(s.set_show_terminal_progress, set_progress),
+        ),
+        SettingRow(
+            "fullscreenExitOutput",
+            "Fullscreen exit output",
+            s.get_fullscreen_exit_output,
+            lambda: list(EXIT_OUTPUT),
+            saver(s.set_fullscreen_exit_output),
+        ),
     ]
 
 
@@ -242,9 +313,7 @@ def open_settings(app: Any, selected: str | None = None) -> None:
     rows = {row.key: row for row in settings_rows(app)}
 
     def items() -> list[SelectItem]:
-        return [
-            SelectItem(row.key, row.label, _text(row.get()), search_text=row.label) for row in rows.values()
-        ]
+        return [SelectItem(row.key, row.label, row.text(), search_text=row.label) for row in rows.values()]
 
     def choose(item: SelectItem) -> None:
         row = rows[item.value]
