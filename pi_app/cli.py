@@ -41,7 +41,7 @@ if TYPE_CHECKING:  # the fast paths (--version, --help) import nothing else
 
 PACKAGE_COMMANDS = ("install", "remove", "uninstall", "update", "list", "config")
 SHELL_COMMANDS = ("pods", "mom", "serve", "web")  # pi_app.shells: separate shells with their own extras
-THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh")
+THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh", "max")
 
 HELP = f"""pi {__version__} - AI coding assistant with read, bash, edit, write tools
 
@@ -86,7 +86,7 @@ Options:
   --no-builtin-tools, -nbt       Disable built-in tools, keep extension tools
   --tools, -t <tools>            Comma-separated allow-list of tool names
   --exclude-tools <tools>        Comma-separated tool names to disable
-  --thinking <level>             Thinking level: off, minimal, low, medium, high, xhigh
+  --thinking <level>             Thinking level: off, minimal, low, medium, high, xhigh, max
   --extension, -e <path>         Load an extension file (repeatable)
   --no-extensions, -ne           Disable extension discovery (explicit -e paths still load)
   --skill <path>                 Load a skill file or directory (repeatable)

@@ -1,55 +1,54 @@
 """Thinking levels a model supports, and clamping a requested level to them (00-index.md, D-18).
 
-Levels, lowest to highest: ``off, minimal, low, medium, high, xhigh`` (there is no ``max``;
-Anthropic's "max" effort is the adapter's mapping of ``xhigh``). A non-reasoning model supports
-only ``off``. ``xhigh`` is supported only when the model's ``thinkingLevelMap`` sets it (or, absent,
-1.6.0's ``max``) to a non-null value; a level mapped to ``None`` is unsupported. Clamping moves down to the next
-supported level (or up to the lowest supported one when nothing lower exists).
+Levels, lowest to highest: ``off, minimal, low, medium, high, xhigh, max`` (pi 1.6.0 added
+``max``; issue 18). A non-reasoning model supports only ``off``. ``off`` through ``high`` are
+supported unless the model's ``thinkingLevelMap`` maps them to ``None``; ``xhigh`` and ``max``
+are supported only when the map gives them a non-null value. Clamping follows pi 1.6.0: an
+unsupported level moves *up* to the next supported level, and only when nothing higher exists
+down to the nearest lower one (so ``max`` on a model that stops at ``high`` runs at ``high``).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-THINKING_LEVELS: tuple[str, ...] = ("off", "minimal", "low", "medium", "high", "xhigh")
+THINKING_LEVELS: tuple[str, ...] = ("off", "minimal", "low", "medium", "high", "xhigh", "max")
 DEFAULT_THINKING_LEVEL = "medium"
+EXTENDED_LEVELS: frozenset[str] = frozenset({"xhigh", "max"})
 
 
 def supports_xhigh(model: Any) -> bool:
-    """Mapped to a non-null value; or, when the map does not name it, 1.6.0's ``max`` is (D-18)."""
     level_map = getattr(model, "thinking_level_map", None) or {}
-    if "xhigh" in level_map:
-        return level_map["xhigh"] is not None
-    return level_map.get("max") is not None
+    return level_map.get("xhigh") is not None
 
 
 def supported_thinking_levels(model: Any) -> list[str]:
     if not getattr(model, "reasoning", False):
         return ["off"]
     level_map = getattr(model, "thinking_level_map", None) or {}
-    levels = ["off"]
-    for level in THINKING_LEVELS[1:]:
-        if level == "xhigh":
-            if supports_xhigh(model):
+    levels = []
+    for level in THINKING_LEVELS:
+        if level in EXTENDED_LEVELS:
+            if level_map.get(level) is not None:
                 levels.append(level)
         elif level not in level_map or level_map[level] is not None:
             levels.append(level)
-    return levels
+    return levels or ["off"]
 
 
 def clamp_thinking_level(model: Any, level: str | None) -> str:
-    """The supported level closest to ``level`` (ties go down); unknown or None → ``off``."""
-    if not level or level not in THINKING_LEVELS:
-        return "off"
+    """The supported level for ``level``: itself, else the next higher, else the next lower."""
     supported = supported_thinking_levels(model)
+    if not level or level not in THINKING_LEVELS:
+        return "off" if "off" in supported else supported[0]
     if level in supported:
         return level
     wanted = THINKING_LEVELS.index(level)
-    lower = [lvl for lvl in supported if THINKING_LEVELS.index(lvl) <= wanted and lvl != "off"]
-    if lower:
-        return lower[-1]
-    higher = [lvl for lvl in supported if THINKING_LEVELS.index(lvl) > wanted]
-    return higher[0] if higher else "off"
+    higher = [lvl for lvl in THINKING_LEVELS[wanted:] if lvl in supported]
+    if higher:
+        return higher[0]
+    lower = [lvl for lvl in THINKING_LEVELS[:wanted] if lvl in supported]
+    return lower[-1] if lower else supported[0]
 
 
 def xhigh_heuristic(model_id: str) -> bool:

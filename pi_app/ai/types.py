@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 Api: TypeAlias = str
 ProviderId: TypeAlias = str
 StopReason: TypeAlias = Literal["stop", "length", "toolUse", "error", "aborted"]
-ThinkingLevel: TypeAlias = Literal["minimal", "low", "medium", "high", "xhigh"]
+ThinkingLevel: TypeAlias = Literal["minimal", "low", "medium", "high", "xhigh", "max"]
 CacheRetention: TypeAlias = Literal["none", "short", "long"]
 Transport: TypeAlias = Literal["sse", "websocket", "websocket-cached", "auto"]
 

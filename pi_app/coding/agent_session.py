@@ -96,7 +96,7 @@ ToolGate = Callable[
 ]
 
 PERSISTED_ROLES = ("user", "assistant", "toolResult", "bashExecution", "custom")
-THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh")
+THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh", "max")
 CONTINUE_DELAY_S = 0.1  # pi resumes the loop ~100 ms after a compaction
 OVERFLOW_RECOVERY_FAILED = (
     "Context still overflows after one compact-and-retry; shorten the context or switch to a model "
@@ -877,7 +877,8 @@ class AgentSession(SessionSwitchingMixin):
                 self.settings_manager.set_default_model_and_provider(model.provider, model.id)
             except Exception:
                 log.exception("could not save the default model")
-        clamped = clamp_level(model, self.agent.state.thinking_level)
+        per_model = self.settings_manager.get_model_thinking_level(model.provider, model.id)
+        clamped = clamp_level(model, per_model or self.agent.state.thinking_level)
         if clamped != self.agent.state.thinking_level:
             self.set_thinking_level(clamped, persist_default=False)
         await self._hook_notify("model_select", model=model, previous_model=previous, source=source)

@@ -202,7 +202,7 @@ async def create_agent_session(
         if found.source == "session" and found.message and not found.message.startswith("Restored"):
             fallback_message = found.message
 
-    level = thinking_level or context_level(context, settings_manager, continuing)
+    level = thinking_level or context_level(context, settings_manager, continuing, model)
     level = clamp_level(model, level)
 
     tool_definitions = build_tool_definitions(cwd, tools, no_tools, base_tools_override)
@@ -332,8 +332,13 @@ def with_request_limits(stream_fn: Any, settings_manager: Any) -> Any:
     return stream
 
 
-def context_level(context: Any, settings_manager: Any, continuing: bool) -> str:
-    """The session's recorded level when resuming, else the saved default, else ``medium``."""
+def context_level(context: Any, settings_manager: Any, continuing: bool, model: Model | None = None) -> str:
+    """The session's recorded level when resuming, else the model's ``modelThinkingLevels`` entry,
+    else the saved default, else ``medium`` (pi 1.6.0's order)."""
     if continuing and getattr(context, "thinking_level", None):
         return context.thinking_level
+    if model is not None:
+        per_model = settings_manager.get_model_thinking_level(model.provider, model.id)
+        if per_model:
+            return per_model
     return settings_manager.get_default_thinking_level() or "medium"

@@ -44,7 +44,7 @@ if TYPE_CHECKING:
     from pydantic_settings import BaseSettings
 
 Scope = Literal["global", "project"]
-THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh")
+THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh", "max")
 TREE_FILTER_MODES = ("default", "no-tools", "user-only", "labeled-only", "all")
 NESTED_KEYS = frozenset(
     {"compaction", "branchSummary", "retry", "terminal", "images", "thinkingBudgets", "markdown"}
@@ -125,7 +125,8 @@ class Settings(BaseModel):
 
     default_provider: str | None = None
     default_model: str | None = None
-    default_thinking_level: Literal["off", "minimal", "low", "medium", "high", "xhigh"] | None = None
+    default_thinking_level: Literal["off", "minimal", "low", "medium", "high", "xhigh", "max"] | None = None
+    model_thinking_levels: dict[str, str] | None = None
     transport: Literal["sse", "websocket", "auto"] = "auto"
     enabled_models: list[str] | None = None
     steering_mode: Literal["all", "one-at-a-time"] = "one-at-a-time"
@@ -566,6 +567,11 @@ class SettingsManager:
 
     def get_default_thinking_level(self) -> str | None:
         return self._view.default_thinking_level
+
+    def get_model_thinking_level(self, provider: str, model_id: str) -> str | None:
+        """``modelThinkingLevels["provider/modelId"]`` (1.6.0's per-model startup level), if valid."""
+        level = (self._view.model_thinking_levels or {}).get(f"{provider}/{model_id}")
+        return level if level in THINKING_LEVELS else None
 
     def get_transport(self) -> str:
         return self._view.transport

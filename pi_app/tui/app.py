@@ -67,6 +67,7 @@ THINKING_BORDER_TOKENS = {
     "medium": "thinkingMedium",
     "high": "thinkingHigh",
     "xhigh": "thinkingXhigh",
+    "max": "thinkingXhigh",  # 1.6.0 themes may add thinkingMax; it falls back to thinkingXhigh
 }
 
 

@@ -225,3 +225,14 @@ def test_codec_round_trip_of_a_tool_call_message() -> None:
     assert codec.from_dict({"role": "user", "content": None, "timestamp": 1}) == UserMessage(
         content=[], timestamp=1
     )
+
+
+def test_thinking_level_max_follows_pi_16() -> None:
+    mapped = Model(id="m", reasoning=True, thinking_level_map={"xhigh": "xhigh", "max": "max"})
+    assert supported_thinking_levels(mapped) == ["off", "minimal", "low", "medium", "high", "xhigh", "max"]
+    assert clamp_thinking_level(mapped, "max") == "max"
+    plain = Model(id="m", reasoning=True)
+    assert clamp_thinking_level(plain, "max") == "high"  # nothing higher: the nearest lower level
+    gap = Model(id="m", reasoning=True, thinking_level_map={"high": None, "max": "max"})
+    assert clamp_thinking_level(gap, "high") == "max"  # 1.6.0 clamps up first
+    assert clamp_thinking_level(mapped, "bogus") == "off"

@@ -85,7 +85,7 @@ def test_main_reports_a_bad_command_line_in_one_line(capsys: pytest.CaptureFixtu
     assert main(["--frobnicate"]) == 2
     err = capsys.readouterr().err
     assert err == "pi: unknown option --frobnicate (see pi --help)\n"
-    assert main(["--thinking", "max"]) == 2
+    assert main(["--thinking", "maximum"]) == 2
     assert "invalid choice" in capsys.readouterr().err
 
 

@@ -69,7 +69,7 @@ def test_valid_prompt_parses_with_camel_case_fields() -> None:
         ),
         (b'{"id":9,"type":"prompt"}', {"id": 9, "command": "prompt", "success": False}),
         (
-            b'{"id":"a","type":"set_thinking_level","level":"max"}',
+            b'{"id":"a","type":"set_thinking_level","level":"maximum"}',
             {"id": "a", "command": "set_thinking_level"},
         ),
         (b'{"id":"b","message":"no type"}', {"id": "b", "command": "parse", "success": False}),

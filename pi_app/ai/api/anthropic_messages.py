@@ -334,14 +334,14 @@ class AnthropicMessagesApi(WireApi):
         if level is None:
             return build_base_options(model, options, AnthropicOptions, thinking_enabled=False)
         if is_adaptive(model):
+            level_map = model.thinking_level_map or {}
             effort = {"minimal": "low", "low": "low", "medium": "medium", "high": "high"}.get(level)
-            if level == "xhigh":
-                level_map = model.thinking_level_map or {}
-                effort = (
-                    level_map.get("xhigh")
-                    or level_map.get("max")
-                    or ("max" if "opus" in model.id else "high")
-                )
+            if isinstance(level_map.get(level), str):
+                effort = level_map[level]
+            elif level == "xhigh":
+                effort = "max" if "opus" in model.id else "high"
+            elif level == "max":
+                effort = "max"
             return build_base_options(model, options, AnthropicOptions, thinking_enabled=True, effort=effort)
         budget = thinking_budget(level, options)
         max_tokens = min(base_max_tokens(model, options) + budget, model.max_tokens)

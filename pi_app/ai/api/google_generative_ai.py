@@ -222,7 +222,7 @@ class GoogleGenerativeAiApi(WireApi):
 
 
 def _budget(model: Model, level: str, options: SimpleStreamOptions | None) -> int:
-    key = "high" if level == "xhigh" else level
+    key = "high" if level in ("xhigh", "max") else level
     if options is not None and options.thinking_budgets and key in options.thinking_budgets:
         return thinking_budget(level, options)
     if "2.5-pro" in model.id:

@@ -31,8 +31,8 @@ def clamp_codex_effort(model_id: str, effort: str) -> str:
     if any(tag in model_id for tag in ("gpt-5.2", "gpt-5.3", "gpt-5.4")) and effort == "minimal":
         return "low"
     if "gpt-5.1-codex-mini" in model_id:
-        return "high" if effort in ("high", "xhigh") else "medium"
-    if "gpt-5.1" in model_id and effort == "xhigh":
+        return "high" if effort in ("high", "xhigh", "max") else "medium"
+    if "gpt-5.1" in model_id and effort in ("xhigh", "max"):
         return "high"
     return effort
 

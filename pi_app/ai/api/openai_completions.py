@@ -89,7 +89,7 @@ def resolve_compat(model: Model) -> dict[str, Any]:
     is_zai = provider == "zai" or "api.z.ai" in url
     effort_map: dict[str, str] = {}
     if provider == "groq" and model.id == "qwen/qwen3-32b":
-        effort_map = {lvl: "default" for lvl in ("minimal", "low", "medium", "high", "xhigh")}
+        effort_map = {lvl: "default" for lvl in ("minimal", "low", "medium", "high", "xhigh", "max")}
     defaults: dict[str, Any] = {
         "supportsStore": not limited,
         # pi 1.6.0: the developer role only for api.openai.com unless compat says so

@@ -67,5 +67,5 @@ def thinking_budget(level: str, options: SimpleStreamOptions | None) -> int:
     custom = getattr(options, "thinking_budgets", None) if options is not None else None
     if custom:
         budgets.update({k: int(v) for k, v in custom.items() if v is not None})
-    key = "high" if level == "xhigh" else level
+    key = "high" if level in ("xhigh", "max") else level
     return budgets.get(key, DEFAULT_BUDGETS["medium"])

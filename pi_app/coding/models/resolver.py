@@ -25,7 +25,7 @@ from typing import Any
 
 from pi_app.ai.types import Model
 
-THINKING_LEVELS: tuple[str, ...] = ("off", "minimal", "low", "medium", "high", "xhigh")
+THINKING_LEVELS: tuple[str, ...] = ("off", "minimal", "low", "medium", "high", "xhigh", "max")
 DEFAULT_THINKING_LEVEL = "medium"
 
 # Preferred default model per provider; the key order is the preference order (spec 40 §2.14.7).

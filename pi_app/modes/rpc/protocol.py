@@ -22,7 +22,7 @@ from pydantic.alias_generators import to_camel
 
 from pi_app.ai.util.sanitize import loads_clean
 
-ThinkingLevel = Literal["off", "minimal", "low", "medium", "high", "xhigh"]
+ThinkingLevel = Literal["off", "minimal", "low", "medium", "high", "xhigh", "max"]
 QueueMode = Literal["all", "one-at-a-time"]
 
 NO_DATA = object()  # a handler result meaning "omit the data key"

@@ -22,7 +22,8 @@ LEVEL_DESCRIPTIONS: dict[str, str] = {
     "low": "Brief reasoning (about 2k tokens)",
     "medium": "Moderate reasoning (about 8k tokens)",
     "high": "Thorough reasoning (about 16k tokens)",
-    "xhigh": "Most reasoning the model allows (about 32k tokens)",
+    "xhigh": "Extra-high reasoning (about 32k tokens)",
+    "max": "Most reasoning the model allows",
 }
 
 
