@@ -2,7 +2,7 @@
 
 Every event is a frozen dataclass with a ``type`` class variable; ``AgentEvent`` is their union and
 ``AGENT_EVENT_TYPES`` the declared vocabulary (R-PHIL-10). ``agent_event_to_dict`` produces pi
-0.73.1's wire shape (``toolCallId``, ``partialResult``, ``assistantMessageEvent`` …), built on
+1.6.0's wire shape (``toolCallId``, ``partialResult``, a delta-only ``message_update`` …), built on
 ``pi_app.ai.codec``; messages that are not L1 kinds are converted by the caller-supplied
 ``message_to_dict`` (the coding layer knows its custom roles).
 
@@ -32,6 +32,7 @@ class AgentEndEvent:
     """The run is over; ``messages`` are the ones it added."""
 
     messages: list[AgentMessage] = field(default_factory=list)
+    will_retry: bool = False  # set by the session: an automatic retry follows (pi 1.6.0)
     type: ClassVar[str] = "agent_end"
 
 
@@ -148,12 +149,16 @@ def tool_result_to_dict(result: AgentToolResult) -> dict[str, Any]:
 
 
 def agent_event_to_dict(event: Any, message_to_dict: MessageEncoder = codec.to_dict) -> dict[str, Any]:
-    """pi 0.73.1's JSON shape of an agent event."""
+    """pi 1.6.0's JSON shape of an agent event (``message_update`` is delta-only, see json.md)."""
     t = event.type
     if t in ("agent_start", "turn_start"):
         return {"type": t}
     if t == "agent_end":
-        return {"type": t, "messages": [message_to_dict(m) for m in event.messages]}
+        return {
+            "type": t,
+            "messages": [message_to_dict(m) for m in event.messages],
+            "willRetry": bool(getattr(event, "will_retry", False)),
+        }
     if t == "turn_end":
         return {
             "type": t,
@@ -162,11 +167,12 @@ def agent_event_to_dict(event: Any, message_to_dict: MessageEncoder = codec.to_d
         }
     if t in ("message_start", "message_end"):
         return {"type": t, "message": message_to_dict(event.message)}
-    if t == "message_update":
+    if t == "message_update":  # pi 1.6.0: the delta and the latest usage, never the whole message
+        usage = getattr(event.message, "usage", None)
         return {
             "type": t,
-            "assistantMessageEvent": codec.to_dict(event.assistant_message_event),
-            "message": message_to_dict(event.message),
+            "usage": codec.to_dict(usage) if usage is not None else codec.to_dict(codec.Usage()),
+            "assistantMessageEvent": codec.event_to_wire_dict(event.assistant_message_event),
         }
     if t == "tool_execution_start":
         return {

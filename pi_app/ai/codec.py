@@ -169,6 +169,31 @@ def _js_number(value: Any) -> Any:
     return value
 
 
+def event_to_wire_dict(event: Any) -> dict[str, Any]:
+    """An assistant message event as pi 1.6.0 writes it inside ``message_update``: delta only.
+
+    The cumulative ``partial`` snapshot is left out (so a line costs O(delta), not O(message));
+    ``toolcall_start`` names the call instead (``id``, ``toolName``). ``done``/``error`` keep their
+    final message. Unknown events fall back to :func:`to_dict` without ``partial``.
+    """
+    cls = type(event)
+    table = _EVENT_TABLES.get(cls)
+    if table is None:
+        data = to_dict(event)
+        if isinstance(data, dict):
+            data.pop("partial", None)
+        return data if isinstance(data, dict) else {"type": getattr(event, "type", "unknown")}
+    out = _table_to_dict(event, tuple(p for p in table if p[0] != "partial"), {"type": cls.type})
+    if cls is ToolCallStartEvent:
+        content = getattr(event.partial, "content", None) or []
+        index = event.content_index
+        block = content[index] if 0 <= index < len(content) else None
+        if isinstance(block, ToolCall):
+            out["id"] = block.id
+            out["toolName"] = block.name
+    return out
+
+
 def to_json_value(value: Any) -> Any:
     """Any value (dataclass, list, dict, scalar) in its JSON form, floats as JavaScript prints them."""
     if value is None or isinstance(value, (str, bool, int)):

@@ -33,7 +33,7 @@ import asyncio
 import inspect
 import logging
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
@@ -53,6 +53,7 @@ from pi_app.coding.messages import BashExecutionMessage, CustomMessage
 from pi_app.coding.session.format import CompactionEntry, MessageEntry
 from pi_app.coding.session.storage import SessionWriteError
 from pi_app.coding.session_events import (
+    AgentSettledEvent,
     AutoRetryEndEvent,
     AutoRetryStartEvent,
     CompactionEndEvent,
@@ -184,6 +185,7 @@ class AgentSession(SessionSwitchingMixin):
         # run bookkeeping
         self._active_runs = 0
         self._settled: asyncio.Event | None = None
+        self._abort_requested = False  # during the current session-level run (agent_settled.aborted)
         self._last_run_assistant: AssistantMessage | None = None
         self._retry_attempt = 0
         self._overflow_attempted = False
@@ -355,9 +357,24 @@ class AgentSession(SessionSwitchingMixin):
             self._persist(message)
             if getattr(message, "role", None) == "assistant":
                 self._last_run_assistant = message
+        elif kind == "agent_end":
+            event = replace(event, will_retry=self._will_retry_after(event.messages))
         await self._emit(event)
         if kind == "message_end" and getattr(event.message, "role", None) == "assistant":
             await self._after_assistant_message(event.message)
+
+    def _will_retry_after(self, messages: Sequence[Any]) -> bool:
+        """``agent_end.willRetry``: the run's last reply is an error the session will retry."""
+        if self._abort_requested:
+            return False
+        retry = self.settings_manager.get_retry_settings()
+        if not retry.enabled or self._retry_attempt >= retry.max_retries:
+            return False
+        for message in reversed(messages):
+            if getattr(message, "role", None) == "assistant":
+                window = self.model.context_window if self.model is not None else None
+                return message.stop_reason == "error" and is_retryable_error(message, window)
+        return False
 
     async def _after_assistant_message(self, message: AssistantMessage) -> None:
         if message.stop_reason == "error":
@@ -456,8 +473,13 @@ class AgentSession(SessionSwitchingMixin):
         *,
         source: str = "interactive",
         expand: bool = True,
+        on_accepted: Callable[[str], None] | None = None,
     ) -> None:
         """Run one prompt to completion, including any retries and compactions it triggers.
+
+        ``on_accepted`` hears the prompt's disposition once it is known, before any event of the
+        run: ``"handled"`` (an ``input`` handler consumed it) or ``"started"`` (pi 1.6.0's RPC
+        ``data.disposition``); a prompt rejected before that raises instead.
 
         In-run failures end up in the transcript, not as exceptions. With extensions bound
         (``pi_app.coding.extensions.session_binding``) the text first goes through extension
@@ -471,10 +493,14 @@ class AgentSession(SessionSwitchingMixin):
                 text, list(images) if images else None, source=source, expand=expand
             )
             if prepared.handled:
+                if on_accepted is not None:
+                    on_accepted("handled")
                 return
             text, images = prepared.text, prepared.images
         if self.agent.state.model is None:
             raise NoModelError(self.no_model_message)
+        if on_accepted is not None:
+            on_accepted("started")
         await self._wait_for_compaction()  # prompts typed during a compaction wait for it (R-CMP-32)
         self._flush_pending_bash()
         self._overflow_attempted = False
@@ -540,6 +566,8 @@ class AgentSession(SessionSwitchingMixin):
         return event
 
     async def _run(self, start: Callable[[], Awaitable[None]]) -> None:
+        if self._active_runs == 0:
+            self._abort_requested = False
         self._active_runs += 1
         if self._settled is None:
             self._settled = asyncio.Event()
@@ -557,6 +585,10 @@ class AgentSession(SessionSwitchingMixin):
         finally:
             self._active_runs -= 1
             self._flush_pending_bash()
+            if self._active_runs == 0:
+                # nothing automatic follows (retries, compaction recovery, queued messages): pi
+                # 1.6.0's agent_settled, which its RpcClient's waitForIdle/promptAndWait wait for
+                await self._emit(AgentSettledEvent(aborted=self._abort_requested))
             if self._active_runs == 0 and self._settled is not None:
                 self._settled.set()
 
@@ -708,6 +740,8 @@ class AgentSession(SessionSwitchingMixin):
 
     def abort(self) -> None:
         """Esc: stop the run and any retry wait, compaction, branch summary or user bash."""
+        if self._active_runs:
+            self._abort_requested = True
         self.agent.abort()
         for controller in (
             self._retry_controller,

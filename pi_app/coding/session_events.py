@@ -1,7 +1,7 @@
 """Session-level events of ``AgentSession`` and the JSON form of the whole event stream.
 
-``AgentSessionEvent`` = the ten agent events plus pi 0.73.1's session events (decision D-2):
-``queue_update``, ``compaction_start``, ``compaction_end``, ``session_info_changed``,
+``AgentSessionEvent`` = the ten agent events plus pi's session events (decision D-2):
+``agent_settled`` (pi 1.6.0), ``queue_update``, ``compaction_start``, ``compaction_end``, ``session_info_changed``,
 ``thinking_level_changed``, ``auto_retry_start``, ``auto_retry_end``. JSON mode and RPC print this
 stream through :func:`session_event_to_dict`; the serializer never drops an unknown type.
 """
@@ -124,7 +124,22 @@ class AutoRetryEndEvent:
         return out
 
 
+@dataclass(frozen=True)
+class AgentSettledEvent:
+    """The session-level run is over: no retry, compaction recovery or queued message follows.
+
+    pi 1.6.0 sends it after the last ``agent_end`` of a prompt; ``aborted`` when the run was aborted.
+    """
+
+    aborted: bool = False
+    type: ClassVar[str] = "agent_settled"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"type": self.type, "aborted": self.aborted}
+
+
 SESSION_EVENT_TYPES: tuple[str, ...] = (
+    "agent_settled",
     "queue_update",
     "compaction_start",
     "compaction_end",

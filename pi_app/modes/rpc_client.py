@@ -5,8 +5,10 @@ stdout with the RPC framing (records split on ``\\n`` only), keeps stderr for er
 numbers requests ``req_<n>``. Every command of the protocol has an async method returning the
 response's ``data``; a ``success: false`` response raises ``RpcError`` with the server's message.
 
-Events go to listeners registered with ``on_event``; ``wait_for_idle`` resolves on ``agent_end``
-(as pi's client does), ``wait_for_event(type)`` on any other event type. Extension dialogs reach
+Events go to listeners registered with ``on_event``; ``wait_for_idle`` resolves on ``agent_settled``
+(as pi 1.6.0's client does: ``agent_end`` can be followed by a retry or queued work),
+``wait_for_event(type)`` on any other event type. ``prompt``/``steer``/``follow_up`` return the
+response's ``disposition`` (``started``/``queued``/``handled``; no run follows ``handled``). Extension dialogs reach
 the handler given to ``on_ui_request`` and are answered with ``respond_ui``.
 
 If the child exits, pending requests fail at once with its exit code and the tail of its stderr.
@@ -224,10 +226,10 @@ class RpcClient:
             unsubscribe()
 
     async def wait_for_idle(self, timeout: float = 60) -> None:
-        await self.wait_for_event("agent_end", timeout)
+        await self.wait_for_event("agent_settled", timeout)
 
     async def collect_events(self, timeout: float = 60) -> list[dict[str, Any]]:
-        """Every event until the next ``agent_end`` (included)."""
+        """Every event until the next ``agent_settled`` (included)."""
         events: list[dict[str, Any]] = []
         unsubscribe = self.on_event(events.append)
         try:
@@ -244,8 +246,15 @@ class RpcClient:
         try:
             idle = asyncio.ensure_future(self.wait_for_idle(timeout))
             await asyncio.sleep(0)
-            await self.prompt(message, images)
-            await idle
+            try:
+                disposition = await self.prompt(message, images)
+            except BaseException:
+                idle.cancel()
+                raise
+            if disposition == "handled":  # no run started: nothing will settle
+                idle.cancel()
+            else:
+                await idle
         finally:
             unsubscribe()
         return events
@@ -271,14 +280,15 @@ class RpcClient:
 
     async def prompt(
         self, message: str, images: list[dict[str, Any]] | None = None, streaming_behavior: str | None = None
-    ) -> None:
-        await self.call("prompt", message=message, images=images, streamingBehavior=streaming_behavior)
+    ) -> str | None:
+        data = await self.call("prompt", message=message, images=images, streamingBehavior=streaming_behavior)
+        return _disposition(data)
 
-    async def steer(self, message: str, images: list[dict[str, Any]] | None = None) -> None:
-        await self.call("steer", message=message, images=images)
+    async def steer(self, message: str, images: list[dict[str, Any]] | None = None) -> str | None:
+        return _disposition(await self.call("steer", message=message, images=images))
 
-    async def follow_up(self, message: str, images: list[dict[str, Any]] | None = None) -> None:
-        await self.call("follow_up", message=message, images=images)
+    async def follow_up(self, message: str, images: list[dict[str, Any]] | None = None) -> str | None:
+        return _disposition(await self.call("follow_up", message=message, images=images))
 
     async def abort(self) -> None:
         await self.call("abort")
@@ -373,3 +383,9 @@ class RpcClient:
 
     async def get_commands(self) -> list[dict[str, Any]]:
         return (await self.call("get_commands"))["commands"]
+
+
+def _disposition(data: Any) -> str | None:
+    """``data.disposition`` of a prompt/steer/follow_up response (None from an older pi)."""
+    value = data.get("disposition") if isinstance(data, dict) else None
+    return value if isinstance(value, str) else None

@@ -65,7 +65,7 @@ def test_an_internal_error_is_one_line_and_keeps_the_session(tmp_path: Path, mod
     assert result.stderr.splitlines() == ["Error: injected failure"]
     if mode == ["--mode", "json"]:  # the stream so far is whole JSON lines
         events = [json.loads(line) for line in result.stdout.splitlines()]
-        assert events[0]["type"] == "session" and events[-1]["type"] == "agent_end"
+        assert events[0]["type"] == "session" and events[-1]["type"] == "agent_settled"
     [session_file] = home.sessions()
     entries = _entries(session_file)
     messages = [e["message"] for e in entries if e["type"] == "message"]

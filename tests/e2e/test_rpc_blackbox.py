@@ -1,5 +1,7 @@
 """Black-box RPC: the installed ``pi --mode rpc`` driven by ``pi_app.modes.rpc_client`` against the
-loopback fake LLM server, compared with the TypeScript pi's recorded streams."""
+loopback fake LLM server, compared with the TypeScript pi's recorded streams (0.73.1's event order;
+1.6.0's additions — delta-only ``message_update``, ``willRetry``, ``agent_settled`` — are checked
+here too and against 1.6.0's own recording in test_json_stream_16.py)."""
 
 from __future__ import annotations
 
@@ -56,18 +58,40 @@ def _script_bash_ls(llm_server) -> None:
     llm_server.enqueue(text("The directory contains a.txt and b.txt.", chunks=3))
 
 
+def _without_settled(lines: list[dict]) -> list[dict]:
+    """The stream minus 1.6.0's closing ``agent_settled`` (right after ``agent_end``)."""
+    kinds = [e["type"] for e in lines]
+    assert kinds.count("agent_settled") == 1 and kinds[kinds.index("agent_settled") - 1] == "agent_end"
+    assert next(e for e in lines if e["type"] == "agent_settled") == {
+        "type": "agent_settled",
+        "aborted": False,
+    }
+    return [e for e in lines if e["type"] != "agent_settled"]
+
+
 def _assert_same_fields(lines: list[dict], reference: list[dict]) -> None:
-    """Same keys on every event; inner messages and stream events carry no key pi lacks."""
+    """Same keys on every event (plus 1.6.0's changes); inner messages carry no key pi lacks."""
     update_keys = {
-        e["assistantMessageEvent"]["type"]: set(e["assistantMessageEvent"])
+        e["assistantMessageEvent"]["type"]: set(e["assistantMessageEvent"]) - {"partial"}
         for e in reference
         if e["type"] == "message_update"
     }
+    update_keys["toolcall_start"] = update_keys.get("toolcall_start", {"type", "contentIndex"}) | {
+        "id",
+        "toolName",
+    }
     for ours, theirs in zip(lines, reference, strict=True):
-        assert _keys(ours) == _keys(theirs), ours["type"]
         if ours["type"] == "message_update":
+            assert list(ours) == ["type", "usage", "assistantMessageEvent"]
             inner = ours["assistantMessageEvent"]
             assert set(inner) == update_keys[inner["type"]], inner["type"]
+            continue
+        if ours["type"] == "agent_end":
+            assert ours["willRetry"] is False
+            ours = {k: v for k, v in ours.items() if k != "willRetry"}
+        assert _keys(ours) == _keys(theirs), ours["type"]
+        if ours["type"] == "message_update":
+            pass
         elif isinstance(theirs.get("message"), dict):
             # usage arrives with the final chunk and responseId with the first: both are optional in pi
             assert set(ours["message"]) <= set(theirs["message"]) | {"usage", "responseId"}, ours["type"]
@@ -94,6 +118,9 @@ async def test_bash_ls_stream_matches_pi(llm_server, project, agent_dir) -> None
         await client.send_raw('{"type":"bogus_command"}')  # no id: it reaches the event listeners
         await client.wait_for_event("response")
 
+    assert lines[0]["data"] == {"disposition": "started"}
+    lines = _without_settled(lines)
+    lines[0] = {k: v for k, v in lines[0].items() if k != "data"}  # 0.73.1's prompt response had none
     assert [_shape(e) for e in lines] == [_shape(e) for e in reference]
     assert _update_kinds(lines) == _update_kinds(reference)
     _assert_same_fields(lines, reference)
@@ -122,7 +149,7 @@ async def test_json_mode_stream_matches_pi(llm_server, project, agent_dir) -> No
     )
     out, err = await asyncio.wait_for(proc.communicate(), 60)
     assert proc.returncode == 0, err.decode()
-    lines = [json.loads(x) for x in out.decode().split("\n") if x]
+    lines = _without_settled([json.loads(x) for x in out.decode().split("\n") if x])
     assert [_shape(e) for e in lines] == [_shape(e) for e in reference]
     assert _update_kinds(lines) == _update_kinds(reference)
     _assert_same_fields(lines, reference)

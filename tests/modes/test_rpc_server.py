@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -47,12 +48,19 @@ async def test_errors_echo_the_id_and_the_server_keeps_serving(cwd: str) -> None
 async def test_prompt_response_precedes_the_run_and_events_follow_pi_order(cwd: str) -> None:
     h = await make_harness(cwd, [[text("hello")]])
     h.send({"id": "p", "type": "prompt", "message": "hi\u2028there"})
-    await h.wait_for(lambda x: x.get("type") == "agent_end")
+    await h.wait_for(lambda x: x.get("type") == "agent_settled")
     lines = h.lines()
-    assert lines[0] == {"id": "p", "type": "response", "command": "prompt", "success": True}
+    assert lines[0] == {
+        "id": "p",
+        "type": "response",
+        "command": "prompt",
+        "success": True,
+        "data": {"disposition": "started"},
+    }
     types = [x["type"] for x in lines[1:]]
     assert types[:4] == ["agent_start", "turn_start", "message_start", "message_end"]
-    assert types[-2:] == ["turn_end", "agent_end"]
+    assert types[-3:] == ["turn_end", "agent_end", "agent_settled"]
+    assert lines[-2]["willRetry"] is False and lines[-1] == {"type": "agent_settled", "aborted": False}
     assert lines[3]["message"]["content"][0]["text"] == "hi\u2028there"
     await h.close()
 
@@ -281,7 +289,8 @@ async def test_an_accepted_prompt_that_fails_is_one_stderr_line_and_serving_goes
 ) -> None:
     h = await make_harness(cwd)
 
-    async def broken_prompt(*args: object, **kwargs: object) -> None:
+    async def broken_prompt(*args: object, on_accepted: Any = None, **kwargs: object) -> None:
+        on_accepted("started")  # accepted, then it fails: the one response was already sent
         raise RuntimeError("prompt exploded")
 
     monkeypatch.setattr(h.session, "prompt", broken_prompt)

@@ -133,6 +133,5 @@ def test_modes_write_through_the_one_line_encoder() -> None:
     assert not offenders, offenders
     output = (PI_APP / "modes" / "output.py").read_text()
     assert "from pi_app.ai.codec import encode_json" in output
-    assert "from pi_app.ai.codec import encode_json" in (PI_APP / "modes" / "serialize.py").read_text()
     framing = (PI_APP / "modes" / "rpc" / "framing.py").read_text()
     assert "from pi_app.modes.output import LineWriter" in framing

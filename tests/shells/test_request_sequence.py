@@ -19,7 +19,7 @@ from .helpers import Recorder, message_lines, scripted_session
 R_SEQ_01 = (
     "agent_start turn_start message_start message_end message_start (message_update )*message_end "
     "tool_execution_start (tool_execution_update )*tool_execution_end message_start message_end "
-    "turn_end turn_start message_start (message_update )*message_end turn_end agent_end"
+    "turn_end turn_start message_start (message_update )*message_end turn_end agent_end agent_settled"
 )
 
 
@@ -118,9 +118,9 @@ async def test_error_and_aborted_turns_end_with_turn_end_then_agent_end(tmp_path
     recorder = Recorder()
     session.subscribe(recorder)
     await session.prompt("hi")
-    assert recorder.types[-3:] == ["message_end", "turn_end", "agent_end"]
-    assert recorder.events[-3].message.stop_reason == "error"
-    assert recorder.events[-2].tool_results == []
+    assert recorder.types[-4:] == ["message_end", "turn_end", "agent_end", "agent_settled"]
+    assert recorder.events[-4].message.stop_reason == "error"
+    assert recorder.events[-3].tool_results == []
 
     session, _ = await scripted_session(str(tmp_path), [[text("partial"), hang()]])
     recorder = Recorder()
@@ -132,6 +132,6 @@ async def test_error_and_aborted_turns_end_with_turn_end_then_agent_end(tmp_path
 
     session.subscribe(abort_once_streaming)
     await session.prompt("hi")
-    assert recorder.types[-3:] == ["message_end", "turn_end", "agent_end"]
-    assert recorder.events[-3].message.stop_reason == "aborted"
-    assert recorder.events[-2].tool_results == []
+    assert recorder.types[-4:] == ["message_end", "turn_end", "agent_end", "agent_settled"]
+    assert recorder.events[-4].message.stop_reason == "aborted"
+    assert recorder.events[-3].tool_results == []

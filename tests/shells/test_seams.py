@@ -299,7 +299,8 @@ async def test_abort_while_streaming(tmp_path: Path) -> None:
     session.abort()
     await asyncio.wait_for(run, 20)  # returns, does not raise
     last = session.get_last_assistant_message()
-    assert last.stop_reason == "aborted" and recorder.types[-1] == "agent_end"
+    assert last.stop_reason == "aborted" and recorder.types[-2:] == ["agent_end", "agent_settled"]
+    assert recorder.events[-1].aborted is True
 
 
 async def test_abort_kills_the_running_bash_process_group(tmp_path: Path) -> None:

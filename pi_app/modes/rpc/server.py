@@ -9,10 +9,14 @@ own task, so an ``extension_ui_response`` or an ``abort`` is answered while anot
 Every response echoes the request's ``id``, errors included. Each handler maps 1:1 onto the public
 ``AgentSession`` API (R-SDK-04): the server holds no business rules of its own.
 
-``prompt`` has exactly one response (R-RPC-12): the checks run first, the response is written, and
-only then does the run start, so the response precedes ``agent_start`` as in pi. While the agent is
-busy a prompt needs ``streamingBehavior`` (``steer``/``followUp``) or it is rejected. A prompt naming
-an extension command runs it at once, busy or not (40 R-EXT-48); ``steer``/``follow_up`` reject one.
+``prompt`` has exactly one response (R-RPC-12), with pi 1.6.0's ``data.disposition``: ``started``
+(written by the session's ``on_accepted`` right before the run's first event, so it precedes
+``agent_start``), ``queued`` (the agent was busy and ``streamingBehavior`` queued it), or
+``handled`` (an extension command, or an ``input`` handler consumed it: no run, no
+``agent_settled``). While the agent is busy a prompt needs ``streamingBehavior``
+(``steer``/``followUp``) or it is rejected. A prompt naming an extension command runs it at once,
+busy or not (40 R-EXT-48); ``steer``/``follow_up`` reject one and otherwise answer ``queued``.
+Every session-level run ends with ``agent_settled`` (clients wait for it, not for ``agent_end``).
 
 Extensions (``_bind_extensions``): dialogs travel as ``extension_ui_request``/``extension_ui_response``
 (``RpcUIContext``), handler errors as ``extension_error`` events, load problems as one stderr line
@@ -182,8 +186,8 @@ class RpcServer:
         images = _images(command.images)
         if self._extension_command(command.message) is not None:
             # extension commands run at once, even while the agent streams (40 R-EXT-48, R-RPC-12)
-            self.send(p.success("prompt", command.id))
-            self._spawn(self._run_prompt(command.message, images))
+            self.send(p.success("prompt", command.id, {"disposition": "handled"}))
+            self._spawn(self._run_prompt(command, images, answered=True))
             return
         try:
             if self.busy:
@@ -193,34 +197,52 @@ class RpcServer:
                     session.follow_up(command.message, images)
                 else:
                     raise RuntimeError(BUSY_ERROR)
-                self.send(p.success("prompt", command.id))
+                self.send(p.success("prompt", command.id, {"disposition": "queued"}))
                 return
             if session.model is None:
                 raise RuntimeError(session.no_model_message)
         except Exception as exc:
             self.send(p.failure("prompt", command.id, str(exc)))
             return
-        self.send(p.success("prompt", command.id))
-        self._run_task = self._spawn(self._run_prompt(command.message, images))
+        self._run_task = self._spawn(self._run_prompt(command, images))
 
-    async def _run_prompt(self, text: str, images: list[ImageContent] | None) -> None:
+    async def _run_prompt(
+        self, command: p.PromptCommand, images: list[ImageContent] | None, *, answered: bool = False
+    ) -> None:
+        """Run an accepted prompt. Its one response (R-RPC-12) goes out when the session says what
+        became of it (``started`` before the run's first event, or ``handled`` by an input handler);
+        a failure before that is the response instead."""
+        sent = answered
+
+        def accepted(disposition: str) -> None:
+            nonlocal sent
+            if not sent:
+                sent = True
+                self.send(p.success("prompt", command.id, {"disposition": disposition}))
+
         try:
-            await self.session.prompt(text, images)
-        except Exception as exc:  # accepted prompts already had their one response (R-RPC-12)
+            await self.session.prompt(command.message, images, on_accepted=accepted)
+        except Exception as exc:
+            if not sent:
+                sent = True
+                self.send(p.failure("prompt", command.id, str(exc) or type(exc).__name__))
+                return
             from pi_app.modes.console import describe_exception
 
             log.debug("prompt failed", exc_info=True)
             sys.stderr.write(f"Error: {describe_exception(exc)}\n")  # one line; the logger would add more
+        if not sent:  # a session that never said (a host's own prompt): it ran, so it started
+            self.send(p.success("prompt", command.id, {"disposition": "started"}))
 
     async def _cmd_steer(self, cmd: p.SteerCommand) -> Any:
         self._reject_queued_command(cmd.message)
         self.session.steer(cmd.message, _images(cmd.images))
-        return p.NO_DATA
+        return {"disposition": "queued"}
 
     async def _cmd_follow_up(self, cmd: p.SteerCommand) -> Any:
         self._reject_queued_command(cmd.message)
         self.session.follow_up(cmd.message, _images(cmd.images))
-        return p.NO_DATA
+        return {"disposition": "queued"}
 
     async def _cmd_prompt(self, cmd: p.PromptCommand) -> Any:  # pragma: no cover - handled in dispatch
         raise RuntimeError("prompt is answered by dispatch")

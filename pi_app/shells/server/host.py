@@ -178,7 +178,7 @@ class SessionHost:
             return  # the answer to a request that timed out: not an event
         if kind == "agent_start":
             self.busy = True
-        elif kind in ("agent_end", "agent_settled"):
+        elif kind == "agent_settled":  # agent_end may be followed by a retry or queued work
             self.busy = False
         elif kind == "extension_ui_request" and line.get("method") in DIALOG_METHODS:
             self.open_dialogs.add(str(line.get("id")))

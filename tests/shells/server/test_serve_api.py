@@ -119,7 +119,7 @@ async def test_the_stream_carries_every_event_of_a_tool_turn_in_rpc_order(serve:
         key = await _open(client, serve.home.project)
         async with SseReader(client, key) as sse:
             await _prompt(client, key, "tool: echo from-the-tool")
-            await sse.wait_for_type("agent_end")
+            await sse.wait_for_type("agent_settled")
         ids = [event_id for event_id, _ in sse.events]
         assert ids == list(range(ids[0], ids[0] + len(ids)))  # numbered one by one, none skipped
         streamed = [event for _, event in sse.events]
@@ -130,7 +130,7 @@ async def test_the_stream_carries_every_event_of_a_tool_turn_in_rpc_order(serve:
         expected = await direct.prompt_and_wait("tool: echo from-the-tool")
     expected = [e for e in expected if e["type"] != "response"]
     assert [e["type"] for e in streamed] == [e["type"] for e in expected]
-    assert streamed[0]["type"] == "agent_start" and streamed[-1]["type"] == "agent_end"
+    assert streamed[0]["type"] == "agent_start" and streamed[-1]["type"] == "agent_settled"
     tool_end = next(e for e in streamed if e["type"] == "tool_execution_end")
     assert tool_end["toolName"] == "bash" and "from-the-tool" in str(tool_end["result"])
     finals = [e["message"] for e in streamed if e["type"] == "message_end"]
