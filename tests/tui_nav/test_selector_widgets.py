@@ -15,7 +15,7 @@ from pi_app.coding.session import SessionManager
 from pi_app.tui.selectors.fork import ForkSelector, fork_candidates
 from pi_app.tui.selectors.sessions import DeleteResult, SessionPicker
 from pi_app.tui.selectors.tree import TreeNavigator
-from tests.session.helpers import user
+from tests.session.helpers import assistant, user
 from tests.tui_nav.app_helpers import wait_for
 from tests.tui_nav.helpers import branched_session
 
@@ -229,3 +229,71 @@ async def test_session_picker_refuses_to_delete_the_open_session_and_confirms_ot
         await pilot.press("enter")
         await pilot.pause()
         assert isinstance(host.posted[-1], SessionPicker.Selected) and host.posted[-1].path == first
+
+
+def _plain_session(directory: Path, text: str) -> str:
+    sm = SessionManager("/home/user/project", directory, persist=True)
+    sm.append_message(user(text))
+    sm.append_message(assistant("ok"))
+    return sm.get_session_file()
+
+
+async def test_session_picker_shows_the_newest_sessions_while_the_rest_are_still_loading(
+    tmp_path: Path,
+) -> None:
+    """Issue 20 item 5: rows appear as the listing reads them (newest files first), not after
+    every file of the folder is read."""
+    import os
+    import threading
+
+    paths = [_plain_session(tmp_path, f"question {i}") for i in range(5)]
+    for i, path in enumerate(paths):  # question 4 is the newest file
+        os.utime(path, (1_700_000_000 + i, 1_700_000_000 + i))
+    release = threading.Event()
+
+    def load(progress: Any) -> list[Any]:
+        def on_info(info: Any) -> None:
+            progress.row(info)
+            if info.first_message == "question 3":  # the second file read: hold the rest
+                release.wait(10)
+
+        return SessionManager.list("/home/user/project", tmp_path, progress, on_info=on_info)
+
+    picker = SessionPicker(load, lambda progress: [])
+    host = Host(picker)
+    async with host.run_test(size=(100, 30)) as pilot:
+        try:
+            await wait_for(pilot, lambda: picker.row_texts())
+            assert picker.row_texts()[0] == "question 4"
+            assert len(picker.row_texts()) < 5 and picker.progress["current"] is not None
+        finally:
+            release.set()
+        await wait_for(pilot, lambda: len(picker.row_texts()) == 5 and picker.progress["current"] is None)
+
+
+def test_listing_reads_newest_files_first_and_caches_unchanged_summaries(
+    tmp_path: Path, monkeypatch: Any
+) -> None:
+    import os
+
+    from pi_app.coding.session import listing
+
+    paths = [_plain_session(tmp_path, f"question {i}") for i in range(4)]
+    for i, path in enumerate(paths):
+        os.utime(path, (1_700_000_000 + 10 * i, 1_700_000_000 + 10 * i))
+    reads: list[str] = []
+    build = listing.build_session_info
+    monkeypatch.setattr(
+        listing, "build_session_info", lambda path, storage=None: reads.append(path) or build(path, storage)
+    )
+    seen: list[str] = []
+    SessionManager.list("/home/user/project", tmp_path, on_info=lambda info: seen.append(info.first_message))
+    assert seen == ["question 3", "question 2", "question 1", "question 0"]
+    assert sorted(reads) == sorted(paths)
+    reads.clear()
+    before = {i.path: i.message_count for i in SessionManager.list("/home/user/project", tmp_path)}
+    assert reads == []  # nothing changed: every summary came from the cache
+    SessionManager.open(paths[1]).append_message(user("a follow-up"))
+    infos = SessionManager.list("/home/user/project", tmp_path)
+    assert reads == [paths[1]]  # only the file that changed is read again
+    assert {i.path: i.message_count for i in infos}[paths[1]] == before[paths[1]] + 1
