@@ -198,6 +198,7 @@ class AgentSession(SessionSwitchingMixin):
         self._compaction_done: asyncio.Event | None = None
         self.checkpoints: CheckpointRecorder | None = None  # set by create_agent_session
         self.mcp: Any = None  # pi_app.coding.mcp.McpManager when MCP servers are configured
+        self.mcp_disabled = False  # --no-mcp: extensions cannot add servers either
         # shells' say on each tool call (ACP's permission requests), asked after extension hooks
         self._tool_gates: list[ToolGate] = []
         self._extension_tool_hook: ToolGate | None = agent.before_tool_call

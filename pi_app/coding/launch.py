@@ -383,9 +383,13 @@ async def build_session(
         base_tools_override=base_tools_override,
     )
     created.session.scoped_models = scoped
+    created.session.mcp_report = host.report
     if not (options.no_mcp or options.no_tools):
         _attach_mcp(created.session, options, cwd, agent_dir, resources, host)
+    else:
+        created.session.mcp_disabled = True
     await attach_extensions(created.session, resources, options, host)
+    _extension_mcp_servers(created.session, resources)
     if created.session.model is None and (options.print or options.mode == "json"):
         if created.session.mcp is not None:
             created.session.mcp.kill()
@@ -412,6 +416,20 @@ def _attach_mcp(
         allow_patterns=_split_list(options.tools),
         exclude_patterns=_split_list(options.exclude_tools) or (),
     )
+
+
+def _extension_mcp_servers(session: Any, resources: Any) -> None:
+    """Servers the extensions registered while loading (``pi.register_mcp_server``)."""
+    loaded = resources.get_extensions()
+    servers = {
+        name: (entry, extension.path)
+        for extension in loaded.extensions
+        for name, entry in getattr(extension, "mcp_servers", {}).items()
+    }
+    if servers:
+        from pi_app.coding.mcp import register_extension_servers
+
+        register_extension_servers(session, servers)
 
 
 def _mode_name(options: LaunchOptions) -> str:

@@ -189,6 +189,10 @@ async def reload_resources(app: Any) -> bool:
             await app.bridge.request(lambda s: s.reload())
         elif session is not None and getattr(session, "resource_loader", None) is not None:
             await app.bridge.request(lambda s: s.resource_loader.reload())
+        if session is not None:  # mcp.json may have changed too (pi mcp add, an editor)
+            from pi_app.coding.mcp import reload_mcp
+
+            await app.bridge.request(reload_mcp)
     except Exception as exc:
         app.show_error(f"Reload failed: {exc}")
         return False

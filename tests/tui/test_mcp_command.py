@@ -78,3 +78,41 @@ async def test_mcp_lists_servers_attention_first_and_shows_a_servers_tools(setup
     data = json.loads((agent_dir / "mcp.json").read_text())
     assert data["mcpServers"]["time"]["enabled"] is False and data["keep"] == 1
     assert data["mcpServers"]["time"]["description"] == "Clock"  # the rest of the entry is kept
+
+
+async def test_reload_picks_up_a_server_added_to_mcp_json(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    agent_dir = tmp_path / "agent"
+    agent_dir.mkdir()
+    models = {
+        "providers": {
+            "local": {
+                "baseUrl": "http://127.0.0.1:9/v1",
+                "api": "openai-completions",
+                "apiKey": "k",
+                "models": [{"id": "local-model"}],
+            }
+        }
+    }
+    (agent_dir / "models.json").write_text(json.dumps(models))
+    monkeypatch.setenv("PI_CODING_AGENT_DIR", str(agent_dir))
+    monkeypatch.setenv("PI_OFFLINE", "1")
+    cwd = tmp_path / "proj"
+    cwd.mkdir()
+    app = PiApp(
+        LaunchOptions(no_session=True, cwd=str(cwd)), cwd=str(cwd), animate=False, agent_dir=agent_dir
+    )
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: app.session is not None, 20)
+        assert app.session.mcp is None  # nothing configured: nothing of MCP runs
+        command = time_command()
+        (agent_dir / "mcp.json").write_text(
+            json.dumps({"mcpServers": {"time": {"command": command[0], "args": command[1:]}}})
+        )
+        await pilot.press(*"/reload", "enter")
+        await wait_for(
+            pilot,
+            lambda: app.session.mcp is not None and app.session.mcp.connections["time"].state == "connected",
+            30,
+        )

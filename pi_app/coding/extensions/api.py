@@ -93,6 +93,21 @@ class ExtensionAPI:
         if host is not None:
             host.refresh_tools()
 
+    def register_mcp_server(self, name: str, config: dict[str, Any]) -> None:
+        """An MCP server for this session, in the shape of an ``mcpServers`` entry of mcp.json
+        (pi 1.6.0's ``registerMcpServer``). A server of the same name in mcp.json wins; enabled
+        state and exposure changes apply to this session only."""
+        self._live("register_mcp_server")
+        if not isinstance(config, dict):
+            raise ValueError("register_mcp_server needs the server's mcp.json entry (a dict)")
+        self._extension.mcp_servers[name] = dict(config)
+        host = self._runtime.host
+        session = getattr(host, "session", None) if host is not None else None
+        if session is not None:  # registered after start-up: connect it now
+            from pi_app.coding.mcp import register_extension_servers
+
+            register_extension_servers(session, {name: (dict(config), self._extension.path)})
+
     def register_command(
         self,
         name: str,

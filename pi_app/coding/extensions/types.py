@@ -110,6 +110,7 @@ class Extension:
     flags: dict[str, RegisteredFlag] = field(default_factory=dict)
     shortcuts: dict[str, RegisteredShortcut] = field(default_factory=dict)
     message_renderers: dict[str, Callable[..., Any]] = field(default_factory=dict)
+    mcp_servers: dict[str, dict[str, Any]] = field(default_factory=dict)  # pi.register_mcp_server (issue 22)
     warnings: list[str] = field(default_factory=list)
     setup: Callable[..., Any] | None = None  # cached factory, re-run on session replacement
 

@@ -84,3 +84,68 @@ def start_manager(
         atexit.register(kill_all_children)
         _atexit_installed = True
     return manager
+
+
+def register_extension_servers(session: Any, servers: dict[str, tuple[dict[str, Any], str]]) -> None:
+    """Servers extensions registered (name -> (entry, extension path)); a manager is made for a
+    session without mcp.json servers. Sessions started with ``--no-mcp`` get none."""
+    if not servers or getattr(session, "mcp_disabled", False):
+        return
+    manager = session.mcp
+    if manager is None:
+        from pi_app.coding import paths
+        from pi_app.coding.mcp.config import McpConfig
+
+        report = getattr(session, "mcp_report", None) or (lambda line: None)
+        manager = start_manager(
+            session, McpConfig(), agent_dir=paths.agent_dir(), cwd=session.cwd, report=report
+        )
+    for name, (entry, source) in servers.items():
+        manager.register_server(name, entry, f"extension:{source}")
+
+
+async def reload_mcp(session: Any) -> None:
+    """``/reload``: read mcp.json again; servers whose entry did not change keep their connection,
+    the others are stopped, started or restarted. Extension servers stay as registered."""
+    if getattr(session, "mcp_disabled", False):
+        return
+    from pi_app.coding import paths
+    from pi_app.coding.mcp.config import McpConfig, load_mcp_config
+
+    old = session.mcp
+    loader = getattr(session, "resource_loader", None)
+    trusted = bool(getattr(loader, "project_trusted", False))
+    agent_dir = old.agent_dir if old is not None else paths.agent_dir()
+    config = load_mcp_config(agent_dir, session.cwd, project_trusted=trusted)
+    if old is None:
+        if config.servers or config.errors:
+            report = getattr(session, "mcp_report", None) or (lambda line: None)
+            start_manager(session, config, agent_dir=agent_dir, cwd=session.cwd, report=report)
+        return
+    kept = {}
+    for name, server in config.servers.items():
+        connection = old.connections.get(name)
+        if (
+            connection is not None
+            and connection.config.raw == server.raw
+            and connection.config.source == server.source
+        ):
+            kept[name] = connection
+    extension = {
+        n: c for n, c in old.connections.items() if c.config.scope == "extension" and n not in config.servers
+    }
+    for name, connection in old.connections.items():
+        if name not in kept and name not in extension:
+            await connection.close()
+    old.config = config if config is not None else McpConfig()
+    old.connections = {}
+    old._definitions.clear()
+    old._reported = {key for key in old._reported if key[0] in kept}
+    for name, server in config.servers.items():
+        if name in kept:
+            kept[name].config = server
+            old.connections[name] = kept[name]
+        else:
+            old._add(server)
+    old.connections.update(extension)
+    old.start()

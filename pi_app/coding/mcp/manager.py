@@ -103,7 +103,8 @@ class McpManager:
             self._report_once("config", error, f"MCP config error: {error}")
         for connection in self.connections.values():
             self._warn_codemode(connection.config)
-            connection.start()
+            if connection.state != "connected":
+                connection.start()
 
     def register_server(self, name: str, entry: dict[str, Any], source: str) -> str | None:
         """An extension's server (``pi.registerMcpServer``); a file-configured one of the same name wins."""
