@@ -56,6 +56,8 @@ Commands:
   pi config                    Enable or disable package resources
   pi mcp add|remove|list|get|login|logout
                                Configure MCP servers and sign in (pi mcp --help)
+  pi auth login|logout|check|print-api-key|print-bearer-token
+                               Sign in to providers, check credentials (pi auth --help)
   pi sessions import|export    Copy sessions between JSONL files and the SQLite store (search: FTS)
   pi pods <command>            Run open models with vLLM on GPU machines over SSH (extra: pods)
   pi mom <workspace>           The coding agent as a Slack bot (extra: mom)
@@ -120,7 +122,14 @@ Examples:
 
 Environment:
   ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY, OPENROUTER_API_KEY, GROQ_API_KEY, XAI_API_KEY,
-  CEREBRAS_API_KEY, ZAI_API_KEY, MISTRAL_API_KEY, DEEPSEEK_API_KEY, ...   provider API keys
+  CEREBRAS_API_KEY, ZAI_API_KEY, MISTRAL_API_KEY, DEEPSEEK_API_KEY, FIREWORKS_API_KEY,
+  TOGETHER_API_KEY, NVIDIA_API_KEY, MOONSHOT_API_KEY, ... provider API keys (/login lists all)
+  AZURE_OPENAI_API_KEY, AZURE_OPENAI_BASE_URL | AZURE_OPENAI_RESOURCE_NAME   Azure OpenAI / Foundry
+  CLOUDFLARE_API_KEY, CLOUDFLARE_ACCOUNT_ID, CLOUDFLARE_GATEWAY_ID          Cloudflare
+  AWS_PROFILE | AWS_ACCESS_KEY_ID + AWS_SECRET_ACCESS_KEY | AWS_BEARER_TOKEN_BEDROCK, AWS_REGION
+                                 Amazon Bedrock
+  GOOGLE_CLOUD_API_KEY | GOOGLE_CLOUD_PROJECT + GOOGLE_CLOUD_LOCATION (ADC)
+                                 Google Vertex AI
   PI_CODING_AGENT_DIR            Config directory (default: ~/.pi/agent)
   PI_CODING_AGENT_SESSION_DIR    Session directory (overridden by --session-dir)
   PI_OFFLINE                     Disable start-up network operations when 1/true/yes
@@ -267,9 +276,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     if any(a in ("--version", "-v") for a in argv):
         return _print_version()
     if any(a in ("--help", "-h") for a in argv) and not (
-        argv and argv[0] in (*PACKAGE_COMMANDS, "sessions", "checkpoints", "mcp")
+        argv and argv[0] in (*PACKAGE_COMMANDS, "sessions", "checkpoints", "mcp", "auth")
     ):
         return _print_help()
+    if argv[:1] == ["auth"]:
+        from pi_app.modes.auth_commands import run_auth_command
+
+        return run_auth_command(argv[1:])
     if argv[:1] == ["mcp"]:
         from pi_app.modes.mcp_commands import run_mcp_command
 

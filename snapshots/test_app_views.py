@@ -245,3 +245,31 @@ def test_app_math(snap_compare) -> None:
     assert snap_compare(
         app_with(_reply("math please", MATH_REPLY)), terminal_size=(100, 20), run_before=wait_ready
     )
+
+
+def test_app_login_api_key_providers(snap_compare, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """/login → "Sign in with an API key": title ``Select provider to configure:``, an empty
+    search line, the first providers by name (``→ Amazon Bedrock``, Ant Ling, Anthropic, Azure,
+    …) each with ``not configured`` beside it (the test provider ``fake``: ``✓ configured``), a
+    ``(1/N)`` counter and the key hints."""
+    from tests.ai.test_catalog import ALL_VARS
+
+    for var in ALL_VARS:
+        monkeypatch.delenv(var, raising=False)
+    app = app_with([])
+
+    async def open_list(pilot) -> None:  # type: ignore[no-untyped-def]
+        await wait_ready(pilot)
+        await pilot.press(*"/login", "enter")
+        for _ in range(100):
+            if pilot.app.screen.query("#login-method"):
+                break
+            await pilot.pause(0.02)
+        await pilot.press("down", "enter")
+        for _ in range(200):
+            if pilot.app.screen.query("#login-api-key-selector"):
+                break
+            await pilot.pause(0.02)
+        await pilot.pause(0.1)
+
+    assert snap_compare(app, terminal_size=(80, 24), run_before=open_list)

@@ -76,18 +76,21 @@ class PanelDialog(Vertical, can_focus=True):
         self.lines.append(line)
         self._paint()
 
-    def ask(self, question: str, placeholder: str = "", prefill: str = "") -> Future[str]:
-        """Show an input for ``question``; the future gets the text entered with Enter."""
+    def ask(
+        self, question: str, placeholder: str = "", prefill: str = "", secret: bool = False
+    ) -> Future[str]:
+        """Show an input for ``question`` (masked when ``secret``); the future gets the text entered."""
         if self._answer is not None and not self._answer.done():
             self._answer.cancel()
         self._answer = Future()
         self._question = question
         if self._input is None:
-            self._input = Input(placeholder=placeholder, value=prefill)
+            self._input = Input(placeholder=placeholder, value=prefill, password=secret)
             self.mount(self._input)
         else:
             self._input.placeholder = placeholder
             self._input.value = prefill
+            self._input.password = secret
             self._input.display = True
         self.call_after_refresh(self._input.focus)
         self._paint()

@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from pi_app.ai.testing import fake_model, text
 from pi_app.tui.app import PiApp
 from pi_app.tui.blocks import UserBlock
@@ -117,12 +119,12 @@ async def test_reload_picks_up_new_keybindings(tmp_path: Path) -> None:
         assert "Press ctrl+x to show full startup help" in notes(app)
 
 
-async def test_logout_without_oauth_logins_says_how_to_log_in(tmp_path: Path) -> None:
+async def test_logout_without_stored_credentials_says_how_to_log_in(tmp_path: Path) -> None:
     app, _ = make_app(tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
         await started(pilot, app)
         await submit(pilot, "/logout")
-        await wait_for(pilot, lambda: "No OAuth providers logged in. Use /login first." in notes(app))
+        await wait_for(pilot, lambda: "No stored credentials. Use /login first." in notes(app))
 
 
 async def test_scoped_models_limit_ctrl_p_cycling(tmp_path: Path) -> None:
@@ -268,6 +270,8 @@ async def test_login_shows_the_url_takes_the_code_and_logout_removes_it(tmp_path
     async with app.run_test(size=(100, 40)) as pilot:
         await started(pilot, app)
         await submit(pilot, "/login")
+        await wait_for(pilot, lambda: bool(app.screen.query("#login-method")))
+        await pilot.press("enter")  # Sign in with an account
         await wait_for(pilot, lambda: bool(app.screen.query("#login-selector")))
         await pilot.press(*"fake cloud", "enter")
         await wait_for(pilot, lambda: bool(app.screen.query("#login-dialog Input")))
@@ -279,9 +283,45 @@ async def test_login_shows_the_url_takes_the_code_and_logout_removes_it(tmp_path
         await submit(pilot, "/logout")
         await wait_for(pilot, lambda: bool(app.screen.query("#logout-selector")))
         await pilot.press("enter")
-        await wait_for(pilot, lambda: "Logged out of" in notes(app))
+        await wait_for(pilot, lambda: "Removed stored credentials for" in notes(app))
         await submit(pilot, "/logout")
-        await wait_for(pilot, lambda: "No OAuth providers logged in. Use /login first." in notes(app))
+        await wait_for(pilot, lambda: "No stored credentials. Use /login first." in notes(app))
+
+
+async def test_login_with_an_api_key_saves_it_and_logout_removes_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """/login → Sign in with an API key → any provider (typed filter) → masked key → stored."""
+    monkeypatch.delenv("GROQ_API_KEY", raising=False)
+    app, _ = make_app(tmp_path)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await started(pilot, app)
+        registry = app.session.model_registry
+        await submit(pilot, "/login")
+        await wait_for(pilot, lambda: bool(app.screen.query("#login-method")))
+        await pilot.press("down", "enter")
+        await wait_for(pilot, lambda: bool(app.screen.query("#login-api-key-selector")))
+        selector = app.screen.query_one("#login-api-key-selector", SelectList)
+        labels = [item.label for item in selector.model.items]
+        assert len(labels) > 40 and {"Groq", "Together", "Amazon Bedrock", "Cloudflare AI Gateway"} <= set(
+            labels
+        )
+        await pilot.press(*"groq")
+        await wait_for(pilot, lambda: [i.label for i in selector.model.filtered][:1] == ["Groq"])
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: bool(app.screen.query("#login-dialog Input")))
+        field = app.screen.query_one("#login-dialog Input")
+        assert field.password  # the key is not shown
+        assert app.screen.query_one("#login-dialog")._question == "Enter Groq API key"
+        await pilot.press(*"gsk-secret-1", "enter")
+        await wait_for(pilot, lambda: "Saved API key for Groq." in notes(app))
+        assert (await registry.credentials.read("groq")) == {"type": "api_key", "key": "gsk-secret-1"}
+        assert await registry.get_api_key_for_provider("groq") == "gsk-secret-1"
+        await submit(pilot, "/logout")
+        await wait_for(pilot, lambda: bool(app.screen.query("#logout-selector")))
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: "Removed stored API key for Groq." in notes(app))
+        assert await registry.credentials.read("groq") is None
 
 
 async def test_export_to_a_jsonl_file_writes_the_session_not_html(tmp_path: Path) -> None:

@@ -1,11 +1,14 @@
-"""``/login`` and ``/logout`` (R-SEL-07).
+"""``/login`` and ``/logout`` (R-SEL-07, issue 23).
 
-``/login`` lists the providers that offer an OAuth login; choosing one runs its login flow on the
-agent loop and shows it in a dialog in the editor slot: the authorization URL or device code,
-progress lines, and an input for whatever the flow asks (an enterprise domain, the redirect URL
-pasted by hand, which races the local callback server). Escape cancels quietly. On success the
-credential is saved to ``auth.json`` and the model list refreshed. ``/logout`` lists only the
-providers with a saved OAuth credential.
+``/login`` first asks how to sign in, as pi 1.6.0 does: "Sign in with an account" lists the
+providers that offer an OAuth login; choosing one runs its login flow on the agent loop and shows
+it in a dialog in the editor slot: the authorization URL or device code, progress lines, and an
+input for whatever the flow asks (an enterprise domain, the redirect URL pasted by hand, which
+races the local callback server). "Sign in with an API key" lists every provider (type to filter),
+each marked configured or not; choosing one asks for the key (masked) and any other setting the
+provider needs, and saves it to ``auth.json`` (0600). Escape cancels quietly. On success the model
+list is refreshed and, when no model is selected yet, the provider's default model is. ``/logout``
+lists the providers with a stored credential of either kind and removes the chosen one.
 """
 
 from __future__ import annotations
@@ -49,8 +52,15 @@ class _Interaction:
 
     async def prompt(self, prompt: dict[str, Any]) -> str:
         message = str(prompt.get("message") or "Enter a value")
-        future = self.app.call_from_thread(self.dialog.ask, message, str(prompt.get("placeholder") or ""))
+        secret = prompt.get("type") == "secret"
+        future = self.app.call_from_thread(
+            self.dialog.ask, message, str(prompt.get("placeholder") or ""), "", secret
+        )
         return await asyncio.wrap_future(future)
+
+
+METHOD_ACCOUNT = "account"
+METHOD_API_KEY = "api_key"
 
 
 async def open_login(app: Any) -> None:
@@ -59,9 +69,35 @@ async def open_login(app: Any) -> None:
     if registry is None:
         app.show_status("Still starting up…")
         return
+
+    def choose_method(item: SelectItem) -> None:
+        if item.value == METHOD_ACCOUNT:
+            app.run_worker(_open_account_list(app, registry), group="login", exit_on_error=False)
+        else:
+            app.run_worker(open_api_key_list(app), group="login", exit_on_error=False)
+
+    app.show_in_editor_slot(
+        SelectList(
+            [
+                SelectItem(METHOD_ACCOUNT, "Sign in with an account"),
+                SelectItem(METHOD_API_KEY, "Sign in with an API key"),
+            ],
+            title="Select authentication method:",
+            keybindings=app.keybindings,
+            theme=app.themes.current,
+            hint="enter select · esc cancel",
+            on_select=choose_method,
+            on_cancel=app.restore_editor,
+            id="login-method",
+        )
+    )
+
+
+async def _open_account_list(app: Any, registry: Any) -> None:
     providers = oauth_providers(registry)
     if not providers:
-        app.show_status("No provider offers an OAuth login. Set an API key or edit models.json instead.")
+        app.restore_editor()
+        app.show_status("No provider offers an account sign-in. Use an API key instead.")
         return
     by_id = {pid: (label, oauth) for pid, label, oauth in providers}
 
@@ -81,6 +117,75 @@ async def open_login(app: Any) -> None:
             id="login-selector",
         )
     )
+
+
+async def open_api_key_list(app: Any) -> None:
+    """The API-key route: every provider, type to filter, configured ones marked."""
+    from pi_app.coding.login_support import login_providers
+
+    providers = await app.bridge.request(lambda s: login_providers(s.model_registry, api_key=True))
+    names = {p.id: p.name for p in providers}
+
+    def choose(item: SelectItem) -> None:
+        app.run_worker(
+            _run_api_key_login(app, item.value, names[item.value]), group="login", exit_on_error=False
+        )
+
+    app.show_in_editor_slot(
+        SelectList(
+            [
+                SelectItem(p.id, p.name, "✓ configured" if p.configured else "not configured")
+                for p in providers
+            ],
+            title="Select provider to configure:",
+            keybindings=app.keybindings,
+            theme=app.themes.current,
+            hint="type to filter · enter select · esc cancel",
+            on_select=choose,
+            on_cancel=app.restore_editor,
+            id="login-api-key-selector",
+        )
+    )
+
+
+async def _run_api_key_login(app: Any, provider_id: str, name: str) -> None:
+    from pi_app.ai.event_stream import AbortController
+    from pi_app.coding.login_support import model_after_login, save_api_key
+
+    controller = AbortController()
+    dialog = PanelDialog(
+        f"Login to {name}",
+        hint=f"{app.hint('tui.select.cancel')} cancel · enter submit",
+        on_cancel=lambda: (app.bridge.call_soon(lambda _s: controller.abort()), app.restore_editor()),
+        keybindings=app.keybindings,
+        id="login-dialog",
+    )
+    app.show_in_editor_slot(dialog)
+    interaction = _Interaction(app, dialog, controller.signal)
+
+    async def login(session: Any) -> tuple[str, str | None]:
+        registry = session.model_registry
+        await save_api_key(registry, provider_id, interaction)
+        selected = None
+        if session.model is None:
+            model = await model_after_login(registry, provider_id)
+            if model is not None:
+                await session.set_model(model)
+                selected = model.id
+        return str(getattr(registry.credentials, "path", "auth.json")), selected
+
+    try:
+        path, selected = await app.bridge.request(login)
+    except Exception as exc:
+        if controller.signal.aborted or isinstance(exc, asyncio.CancelledError):
+            return
+        app.restore_editor()
+        app.show_error(f"Failed to save API key for {name}: {exc}")
+        return
+    app.restore_editor()
+    app.refresh_footer()
+    chosen = f" Selected {selected}." if selected else ""
+    app.show_status(f"Saved API key for {name}.{chosen} Credentials saved to {path}")
 
 
 async def _run_login(app: Any, provider_id: str, label: str, oauth: Any) -> None:
@@ -122,34 +227,32 @@ async def _run_login(app: Any, provider_id: str, label: str, oauth: Any) -> None
 
 
 async def open_logout(app: Any) -> None:
+    from pi_app.coding.login_support import remove_credentials
+
     session = app.session
     registry = getattr(session, "model_registry", None) if session is not None else None
     if registry is None:
         app.show_status("Still starting up…")
         return
     infos = await app.bridge.request(lambda s: s.model_registry.credentials.list())
-    logged_in = [str(info.get("providerId")) for info in infos if info.get("type") == "oauth"]
-    if not logged_in:
-        app.show_status("No OAuth providers logged in. Use /login first.")
+    stored = [str(info.get("providerId")) for info in infos]
+    if not stored:
+        app.show_status("No stored credentials. Use /login first.")
         return
 
     def choose(item: SelectItem) -> None:
         async def logout() -> None:
-            async def delete(s: Any) -> None:
-                await s.model_registry.credentials.delete(item.value)
-                await s.model_registry.refresh()
-
-            await app.bridge.request(delete)
+            message = await app.bridge.request(lambda s: remove_credentials(s.model_registry, item.value))
             app.restore_editor()
             app.refresh_footer()
-            app.show_status(f"Logged out of {item.label}")
+            app.show_status(message)
 
         app.run_worker(logout(), group="login", exit_on_error=False)
 
     app.show_in_editor_slot(
         SelectList(
-            [SelectItem(pid, registry.get_provider_display_name(pid), pid) for pid in logged_in],
-            title="Logout",
+            [SelectItem(pid, registry.get_provider_display_name(pid), "✓ configured") for pid in stored],
+            title="Select provider to logout:",
             keybindings=app.keybindings,
             theme=app.themes.current,
             hint="enter logout · esc cancel",
