@@ -693,10 +693,19 @@ class AgentSession(SessionSwitchingMixin):
         if message is not None:
             await self._threshold_compaction(message)
 
+    def _compaction_settings(self) -> Any:
+        """The compaction settings of the current model (``compaction.modelOverrides``)."""
+        model = self.model
+        key = f"{model.provider}/{model.id}" if model is not None else None
+        try:
+            return self.settings_manager.get_compaction_settings(key)
+        except TypeError:  # a host's settings object without the per-model form
+            return self.settings_manager.get_compaction_settings()
+
     async def _threshold_compaction(self, message: AssistantMessage) -> bool:
         """R-CMP-05/06: compact when the context passed ``window - reserveTokens``. True if it ran."""
-        settings = CompactionSettings.from_any(self.settings_manager.get_compaction_settings())
         model = self.model
+        settings = CompactionSettings.from_any(self._compaction_settings())
         if not settings.enabled or model is None:
             return False
         latest = self._latest_compaction_ms()
@@ -817,7 +826,7 @@ class AgentSession(SessionSwitchingMixin):
             return await run_compaction(
                 reason=reason,
                 session_manager=self.session_manager,
-                settings=self.settings_manager.get_compaction_settings(),
+                settings=self._compaction_settings(),
                 model=model,
                 stream_fn=self.agent.stream_fn,
                 signal=controller.signal,

@@ -64,6 +64,8 @@ class CompactionSettings(_Section):
     enabled: bool = True
     reserve_tokens: int = 16384
     keep_recent_tokens: int = 20000
+    model_overrides: dict[str, dict[str, Any]] | None = None
+    """pi 1.6.0: ``{"provider/modelId": {"reserveTokens"?, "keepRecentTokens"?}}``."""
 
 
 class BranchSummarySettings(_Section):
@@ -91,6 +93,8 @@ class TerminalSettings(_Section):
     """pi 1.6.0: OSC 9;4 progress in the terminal tab while the agent works."""
     hyperlinks: bool | str = "auto"
     """pi 1.6.0: OSC 8 links for file paths; true / false / "auto"."""
+    image_width_cells: int = 60
+    """pi 1.6.0: the widest an inline image is drawn, in cells."""
 
 
 class ImageSettings(_Section):
@@ -162,7 +166,7 @@ class Settings(BaseModel):
     http_proxy: str | None = None
     http_idle_timeout_ms: int | None = None
     external_editor: str | None = None
-    output_pad: Literal[0, 1] = 0
+    output_pad: Literal[0, 1] = 1
     show_cache_miss_notices: bool = False
     fullscreen_exit_output: str = "transcript"
     """pi 1.6.0: "transcript" (the conversation, then the resume hint) or "resume-hint"."""
@@ -591,8 +595,20 @@ class SettingsManager:
     def get_hide_thinking_block(self) -> bool:
         return self._view.hide_thinking_block
 
-    def get_compaction_settings(self) -> CompactionSettings:
-        return self._view.compaction.model_copy()
+    def get_compaction_settings(self, model: str | None = None) -> CompactionSettings:
+        """The compaction settings; for ``model`` (``provider/modelId``) its ``modelOverrides``
+        entry replaces ``reserveTokens``/``keepRecentTokens`` field by field (pi 1.6.0)."""
+        settings = self._view.compaction.model_copy()
+        override = (settings.model_overrides or {}).get(model) if model else None
+        if isinstance(override, dict):
+            for key, attr in (
+                ("reserveTokens", "reserve_tokens"),
+                ("keepRecentTokens", "keep_recent_tokens"),
+            ):
+                value = override.get(key)
+                if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+                    setattr(settings, attr, value)
+        return settings
 
     def get_compaction_enabled(self) -> bool:
         return self._view.compaction.enabled
@@ -608,6 +624,9 @@ class SettingsManager:
 
     def get_show_images(self) -> bool:
         return self._view.terminal.show_images
+
+    def get_image_width_cells(self) -> int:
+        return max(1, int(self._view.terminal.image_width_cells))
 
     def get_show_terminal_progress(self) -> bool:
         return bool(self._view.terminal.show_terminal_progress)

@@ -195,15 +195,37 @@ async def select_model(app: Any) -> None:
 # -- external editor (R-TUI-10) -------------------------------------------------------------------
 
 
+def editor_command(settings: Any) -> str | None:
+    """The external editor (pi 1.6.0): the ``externalEditor`` setting, ``$VISUAL``, ``$EDITOR``,
+    then ``nano`` when it is installed."""
+    configured = getattr(settings, "get_external_editor", None)
+    value = configured() if configured is not None else None
+    if isinstance(value, str) and value.strip():
+        return value
+    command = os.environ.get("VISUAL") or os.environ.get("EDITOR")
+    if command:
+        return command
+    return platform_editor()
+
+
+def platform_editor() -> str | None:
+    """The editor of last resort: ``nano`` when it is on ``PATH``."""
+    import shutil
+
+    return "nano" if shutil.which("nano") else None
+
+
 def external_editor(app: Any) -> None:
     import shlex
     import subprocess
     import tempfile
     import time
 
-    command = os.environ.get("VISUAL") or os.environ.get("EDITOR")
+    command = editor_command(getattr(app, "settings", None))
     if not command:
-        app.show_warning("No editor configured. Set $VISUAL or $EDITOR environment variable.")
+        app.show_warning(
+            "No editor configured. Set externalEditor in settings, or $VISUAL or $EDITOR environment variable."
+        )
         return
     editor = app.editor
     fd, path = tempfile.mkstemp(prefix=f"pi-editor-{int(time.time() * 1000)}", suffix=".pi.md")

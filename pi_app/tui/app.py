@@ -248,7 +248,11 @@ class PiApp(App[int], inherit_bindings=False):
         return None
 
     def _apply_startup_theme(self) -> None:
-        selected = self._settings_theme()
+        from pi_app.tui.themes import SYSTEM_THEME, resolve_selection
+
+        selected = resolve_selection(self._settings_theme(), self._light_background)
+        if selected == SYSTEM_THEME:  # pi 1.6.0's default: follow the terminal's background
+            selected = None
         self._unresolved_theme: str | None = None
         """A selected theme not known before the session's loader ran (a project or package theme)."""
         if selected and selected not in self.themes.names():
@@ -516,6 +520,9 @@ class PiApp(App[int], inherit_bindings=False):
 
         set_link_base(None)  # process-wide render options go back to their defaults
         set_mermaid_mode(DEFAULT_MERMAID_MODE)
+        from pi_app.tui.blocks import layout
+
+        layout.reset()
 
     @on(SessionReady)
     def _session_ready(self, message: SessionReady) -> None:
@@ -598,6 +605,7 @@ class PiApp(App[int], inherit_bindings=False):
             editor.padding_x = int(settings.get_editor_padding_x())
             editor.max_visible_items = int(settings.get_autocomplete_max_visible())
             hide = bool(settings.get_hide_thinking_block())
+            pad, indent = int(settings.get_output_pad()), str(settings.get_code_block_indent())
         except Exception:
             return
         if hasattr(settings, "get_mermaid_mode"):
@@ -608,6 +616,12 @@ class PiApp(App[int], inherit_bindings=False):
             self.terminal.show_progress = bool(settings.get_show_terminal_progress())
             self.terminal.set_busy(self._working)
         self.apply_hyperlinks()
+        from pi_app.tui.blocks import layout
+
+        layout.configure(output_pad=pad, code_block_indent=indent)  # before any message is drawn
+        renderer = getattr(self.terminal, "renderer", None)
+        if renderer is not None and hasattr(settings, "get_image_width_cells"):
+            renderer.max_width_cells = settings.get_image_width_cells()  # terminal.imageWidthCells
         self.transcript.set_hide_thinking(hide)
 
     def apply_hyperlinks(self) -> None:

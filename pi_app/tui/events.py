@@ -61,6 +61,7 @@ def _message_end(app: Any, event: Any) -> None:
         return
     transcript = app.transcript
     transcript.end_assistant(message)
+    _cache_miss_notice(app, message)
     stop_reason = getattr(message, "stop_reason", None)
     if stop_reason not in ("aborted", "error"):
         _preview_edits(app, message)
@@ -72,6 +73,27 @@ def _message_end(app: Any, event: Any) -> None:
                 tool.output = text
                 tool.changed()
                 transcript.refresh_block(tool, immediate=True)
+
+
+def _cache_miss_notice(app: Any, message: Any) -> None:
+    """``showCacheMissNotices`` (pi 1.6.0): a warning line when this answer re-paid a cached prompt."""
+    settings = getattr(app, "settings", None)
+    wanted = getattr(settings, "get_show_cache_miss_notices", None)
+    if wanted is None or not wanted():
+        return
+    from pi_app.coding.cache_notices import detect_cache_miss, notice_text
+
+    session = app.session
+    previous = None
+    for earlier in reversed(list(getattr(session, "messages", []) or [])):
+        if earlier is message or getattr(earlier, "timestamp", None) == getattr(message, "timestamp", 0):
+            continue  # the answer itself, already in the session's messages
+        if getattr(earlier, "role", None) == "assistant":
+            previous = earlier
+            break
+    text = notice_text(detect_cache_miss(previous, message, getattr(session, "model", None)))
+    if text:
+        app.show_warning(text)
 
 
 def _tool_start(app: Any, event: Any) -> None:

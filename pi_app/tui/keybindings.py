@@ -54,6 +54,8 @@ ACTIONS: tuple[Action, ...] = (
     # editor navigation
     _a("tui.editor.cursorUp", "cursorUp", "Move cursor up", "Navigation"),
     _a("tui.editor.cursorDown", "cursorDown", "Move cursor down", "Navigation"),
+    _a("tui.editor.historyPrevious", None, "Previous prompt from history", "Navigation"),
+    _a("tui.editor.historyNext", None, "Next prompt from history", "Navigation"),
     _a("tui.editor.cursorLeft", "cursorLeft", "Move cursor left", "Navigation"),
     _a("tui.editor.cursorRight", "cursorRight", "Move cursor right", "Navigation"),
     _a("tui.editor.cursorWordLeft", "cursorWordLeft", "Move cursor word left", "Navigation"),
@@ -225,6 +227,8 @@ def parse_overrides(data: Any, label: str) -> tuple[dict[str, list[str]], list[s
     from_id: set[str] = set()
     warnings: list[str] = []
     for name, value in data.items():
+        if name == "$schema":  # pi 1.6.0's docs recommend it for editor completion
+            continue
         action_id = resolve_action(name)
         if action_id is None:
             warnings.append(f"{label}: unknown action {json.dumps(name)} ignored")

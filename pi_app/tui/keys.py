@@ -32,8 +32,10 @@ from textual.keys import Keys, _character_to_key
 
 from pi_app.tui.typed_text import is_text
 
-MODIFIERS = ("ctrl", "alt", "shift")
-_IGNORED_MODIFIERS = {"super", "hyper", "meta"}
+# ``super`` (pi 1.6.0: ``super+k``, ``ctrl+super+k``) arrives only from terminals that report it
+# separately (the Kitty keyboard protocol); hyper and meta are still dropped
+MODIFIERS = ("ctrl", "alt", "shift", "super")
+_IGNORED_MODIFIERS = {"hyper", "meta"}
 
 NAMED_KEYS = {
     "escape": "escape",

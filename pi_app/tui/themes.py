@@ -29,6 +29,7 @@ from textual.theme import Theme
 from pi_app.coding.resources.themes import (
     BACKGROUND_TOKENS,
     BUILTIN_THEME_NAMES,
+    SYSTEM_THEME,
     THEME_TOKENS,
     ColorValue,
     ThemeError,
@@ -101,7 +102,7 @@ def build_pi_theme(spec: ThemeSpec, version: int | None = None) -> PiTheme:
         fg=fg,
         bg=bg,
         export=spec.resolve_export(),
-        is_light=_luminance(probe) > 0.5,
+        is_light=spec.appearance == "light" if spec.appearance else _luminance(probe) > 0.5,
         source_path=Path(spec.file_path) if spec.file_path else None,
     )
 
@@ -181,10 +182,14 @@ class ThemeManager:
         self.diagnostics: list[str] = list(diagnostics)
         self.add_specs(specs)
         self.current: PiTheme = build_pi_theme(self.specs["dark"])
+        self.light_background = False
 
     def add_specs(self, specs: Iterable[ThemeSpec]) -> None:
         """Add custom themes; built-in names cannot be replaced and the first of a name wins."""
         for spec in specs:
+            if spec.name == SYSTEM_THEME:
+                self.diagnostics.append(f'Theme "system" from {spec.file_path} ignored (a reserved name)')
+                continue
             if spec.name in BUILTIN_THEME_NAMES:
                 self.diagnostics.append(f'Theme "{spec.name}" from {spec.file_path} collides with a built-in')
                 continue
@@ -212,7 +217,12 @@ class ThemeManager:
         return build_pi_theme(spec)
 
     def activate(self, name: str) -> str | None:
-        """Make ``name`` the active theme; on failure keep the current one and return the error."""
+        """Make ``name`` the active theme; on failure keep the current one and return the error.
+
+        ``system`` and ``"light/dark"`` pairs resolve by the terminal background seen at start-up."""
+        name = resolve_selection(name, self.light_background) or name
+        if name == SYSTEM_THEME:
+            name = "light" if self.light_background else "dark"
         try:
             self.current = self.load(name)
         except ThemeError as exc:
@@ -223,9 +233,15 @@ class ThemeManager:
         self.current = theme
 
     def initial(self, selected: str | None, light_background: bool) -> str | None:
-        """Start-up selection (R-THEME-03): the setting, else the background; a warning on fallback."""
+        """Start-up selection (R-THEME-03): the setting, else the background; a warning on fallback.
+
+        pi 1.6.0's forms: ``system`` (the default) follows the terminal's light or dark background
+        (here with the built-in light or dark theme), and ``"<light>/<dark>"`` names the theme for a
+        light and for a dark terminal."""
+        self.light_background = light_background
         fallback = "light" if light_background else "dark"
-        if not selected:
+        selected = resolve_selection(selected, light_background)
+        if not selected or selected == SYSTEM_THEME:
             self.activate(fallback)
             return None
         error = self.activate(selected)
@@ -233,6 +249,14 @@ class ThemeManager:
             self.activate(fallback)
             return f"{error}; using {fallback}"
         return None
+
+
+def resolve_selection(selected: str | None, light_background: bool) -> str | None:
+    """The theme a ``theme`` setting names for this terminal: ``light/dark`` picks one side."""
+    if selected and "/" in selected:
+        light, _, dark = selected.partition("/")
+        return (light if light_background else dark).strip() or None
+    return selected
 
 
 def discover_user_themes(directory: Path) -> tuple[list[ThemeSpec], list[str]]:

@@ -59,7 +59,7 @@ BlockT = TypeVar("BlockT", bound=Block)
 _MATCH = Style(dim=True, underline=True)
 """A search match (as pi 1.6.0 marks them)."""
 _CURRENT = Style(bold=True, reverse=True)
-"""The current search match."""
+"""The current search match when the theme gives it no colours."""
 
 FRAME_INTERVAL = 1 / 60
 """Streaming updates re-render at most once per this many seconds (R-TUI-05)."""
@@ -303,11 +303,22 @@ class Transcript(ScrollView, can_focus=False):
         line = strips[offset].crop_extend(0, width, base).apply_style(base)
         if self.search is not None and self.search.matches:
             for start, end, current in self.search.in_row(row):
-                line = self._restyle(line, start, min(end, width), _CURRENT if current else _MATCH)
+                line = self._restyle(
+                    line, start, min(end, width), self._current_match() if current else _MATCH
+                )
         selection = self.text_selection
         if selection is not None and (span := selection.get_span(row)) is not None:
             line = self._highlight(line, span, width)
         return line.apply_offsets(0, row)  # lets Textual's mouse selection find the row (R-TR-11)
+
+    def _current_match(self) -> Style:
+        """The theme's ``searchMatchBg``/``searchMatchText`` (pi 1.6.0 tokens), bold."""
+        theme = self._theme
+        background = getattr(theme, "bg", {}).get("searchMatchBg")
+        foreground = getattr(theme, "fg", {}).get("searchMatchText")
+        if (background is None or not background) and (foreground is None or not foreground):
+            return _CURRENT
+        return (background or Style()) + (foreground or Style()) + Style(bold=True)
 
     def _highlight(self, line: Strip, span: tuple[int, int], width: int) -> Strip:
         start, end = span

@@ -53,6 +53,9 @@ def test_print_mode_loads_the_1_6_config_without_a_warning(llm_server, project, 
     assert body["messages"][0]["role"] == "system"  # compat.supportsDeveloperRole false
     assert body["chat_template_kwargs"] == {"enable_thinking": True, "preserve_thinking": True}
     assert (body["temperature"], body["top_p"]) == (0.6, 0.95)
+    # modelThinkingLevels starts fake/fake-model at medium, whose samplingParamsByThinkingLevel
+    # entry adds top_k (pi 1.6.0 sends exactly this body)
+    assert body["top_k"] == 20
 
 
 def test_thinking_off_uses_the_off_sampling_entry(llm_server, project, agent_dir) -> None:

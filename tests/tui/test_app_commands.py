@@ -189,6 +189,22 @@ async def test_quiet_startup_keeps_only_the_version_line(tmp_path: Path) -> None
         assert "its own docs" not in shown
 
 
+async def test_quiet_startup_header_keeps_the_header_but_not_the_resource_listing(tmp_path: Path) -> None:
+    # pi 1.6.0's quietStartup: "header" — version and key hints stay, the loaded resources go
+    project, agent_dir = _project_with_resources(tmp_path)
+    factory, _ = resource_session_factory(str(project), str(agent_dir), settings={"quietStartup": "header"})
+    app = PiApp(session_factory=factory, cwd=str(project), animate=False, agent_dir=agent_dir)
+    async with app.run_test(size=(100, 60)) as pilot:
+        await started(pilot, app)
+        await pilot.press("ctrl+o")
+        await pilot.pause()
+        shown = [line.strip() for line in notes(app).splitlines()]
+        assert any(line.startswith("pi v") for line in shown)
+        assert "shift+tab to cycle thinking level" in shown
+        for hidden in ("[Context]", "[Skills]", "pdf-tools", "[Prompts]"):
+            assert hidden not in shown, hidden
+
+
 async def test_templates_and_skills_complete_and_expand_before_reaching_the_model(tmp_path: Path) -> None:
     project, agent_dir = _project_with_resources(tmp_path)
     factory, provider = resource_session_factory(

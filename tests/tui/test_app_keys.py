@@ -134,11 +134,24 @@ async def test_ctrl_g_with_a_failing_editor_keeps_the_text(tmp_path: Path, monke
 async def test_ctrl_g_without_an_editor_explains_how_to_set_one(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.delenv("VISUAL", raising=False)
     monkeypatch.delenv("EDITOR", raising=False)
+    monkeypatch.setattr("pi_app.tui.actions.platform_editor", lambda: None)  # no nano either
     app, _ = make_app(tmp_path)
     async with app.run_test(size=(90, 30)) as pilot:
         await started(pilot, app)
         await pilot.press("ctrl+g")
-        await wait_for(pilot, lambda: "No editor configured. Set $VISUAL or $EDITOR" in notes(app))
+        await wait_for(pilot, lambda: "No editor configured. Set externalEditor in settings" in notes(app))
+
+
+async def test_ctrl_g_uses_the_external_editor_setting_first(tmp_path: Path, monkeypatch) -> None:
+    # pi 1.6.0: externalEditor, then $VISUAL, then $EDITOR, then nano
+    script = tmp_path / "setting-editor.py"
+    script.write_text("import sys\nopen(sys.argv[1], 'w').write('from the setting\\n')\n")
+    monkeypatch.setenv("VISUAL", f"{sys.executable} -c 'raise SystemExit(3)'")
+    app, _ = make_app(tmp_path, settings={"externalEditor": f"{sys.executable} {script}"})
+    async with app.run_test(size=(90, 30)) as pilot:
+        await started(pilot, app)
+        await pilot.press(*"draft", "ctrl+g")
+        await wait_for(pilot, lambda: app.editor.text == "from the setting")
 
 
 async def test_ctrl_z_suspends_the_process(tmp_path: Path, monkeypatch) -> None:

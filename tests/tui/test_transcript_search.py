@@ -90,9 +90,13 @@ async def test_search_highlights_moves_and_closes(tmp_path: Path) -> None:
         assert first is not None
         top = int(transcript.scroll_offset.y)
         assert top <= first.row < top + transcript.scrollable_content_region.height
-        # the current match is drawn reversed in its row
+        # the current match is drawn in the theme's searchMatchBg/searchMatchText (pi 1.6.0 tokens;
+        # the built-in dark theme falls back to selectedBg and text), bold
         strip = transcript.render_line(first.row - top)
-        marked = [seg for seg in strip if seg.style is not None and seg.style.reverse]
+        match_bg = app.themes.current.bg["searchMatchBg"].bgcolor
+        marked = [
+            seg for seg in strip if seg.style is not None and seg.style.bold and seg.style.bgcolor == match_bg
+        ]
         assert "".join(seg.text for seg in marked) == "针"
         await pilot.press("shift+enter")
         await pilot.pause()

@@ -1,8 +1,13 @@
 """Theme files: the pure-data ``ThemeSpec`` and its validation (60 R-THEME-02, 40 R-RES-10, D-34).
 
-A theme file is pi 0.73.1's JSON: ``{"$schema"?, "name", "vars"?, "colors": {51 tokens}, "export"?}``;
-a colour is ``"#rrggbb"``, an xterm-256 index 0..255, the name of a ``vars`` entry, or ``""``
-(terminal default). This module knows nothing about Textual: ``pi_app/tui/themes.py`` turns a
+A theme file is pi 1.6.0's JSON (0.73.1's is a subset): ``{"$schema"?, "name", "appearance"?,
+"vars"?, "colors": {tokens}, "export"?}``. A colour is ``"#rrggbb"`` or ``"#rgb"``,
+``"oklch(L C H)"``, ``"okhsl(H S% L%)"`` (both turned into ``#rrggbb`` when resolved, see
+``pi_app.coding.resources.oklab``), an xterm-256 index 0..255, the name of a ``vars`` entry
+(variables may name variables), or ``""`` (terminal default). 1.6.0's five newer tokens are
+optional and fall back as 1.6.0 documents (``OPTIONAL_TOKENS``); ``appearance`` (``"dark"`` or
+``"light"``) says which background the theme is made for. ``system`` is a reserved name (the
+theme that follows the terminal's light or dark background) and names cannot contain ``/``. This module knows nothing about Textual: ``pi_app/tui/themes.py`` turns a
 valid spec (``resolve_colors``) into Textual themes.
 
 Error texts: ``Failed to parse theme <path>: <error>``; ``Invalid theme "<name>":`` followed by the
@@ -81,14 +86,37 @@ THEME_TOKENS: tuple[str, ...] = (
     "thinkingXhigh",
     # bash mode
     "bashMode",
+    # pi 1.6.0: fullscreen scrollbar and transcript search, the max thinking level (optional)
+    "scrollbarTrack",
+    "scrollbarThumb",
+    "searchMatchBg",
+    "searchMatchText",
+    "thinkingMax",
 )
+OPTIONAL_TOKENS: dict[str, str] = {
+    "scrollbarTrack": "muted",
+    "scrollbarThumb": "text",
+    "searchMatchBg": "selectedBg",
+    "searchMatchText": "text",
+    "thinkingMax": "thinkingXhigh",
+}
 BACKGROUND_TOKENS = frozenset(
-    {"selectedBg", "userMessageBg", "customMessageBg", "toolPendingBg", "toolSuccessBg", "toolErrorBg"}
+    {
+        "selectedBg",
+        "userMessageBg",
+        "customMessageBg",
+        "toolPendingBg",
+        "toolSuccessBg",
+        "toolErrorBg",
+        "searchMatchBg",
+    }
 )
 EXPORT_KEYS = ("pageBg", "cardBg", "infoBg")
 BUILTIN_THEME_NAMES = ("dark", "light")
-_TOP_LEVEL_KEYS = frozenset({"$schema", "name", "vars", "colors", "export"})
-_HEX = re.compile(r"^#[0-9a-fA-F]{6}$")
+SYSTEM_THEME = "system"
+APPEARANCES = ("dark", "light")
+_TOP_LEVEL_KEYS = frozenset({"$schema", "name", "appearance", "vars", "colors", "export"})
+_HEX = re.compile(r"^#(?:[0-9a-fA-F]{6}|[0-9a-fA-F]{3})$")
 
 ColorValue = str | int
 
@@ -107,10 +135,16 @@ class ThemeSpec:
     export: dict[str, ColorValue] = field(default_factory=dict)
     file_path: str | None = None
     source_info: PathMetadata = field(default_factory=PathMetadata)
+    appearance: str | None = None  # "dark" | "light" | None (decided from the colours)
 
     def resolve_colors(self) -> dict[str, ColorValue]:
-        """Every token with variables resolved: ``"#rrggbb"``, an int 0..255 or ``""``."""
-        return {token: resolve_color(self.colors[token], self.vars) for token in THEME_TOKENS}
+        """Every token with variables resolved: ``"#rrggbb"``, an int 0..255 or ``""``; an omitted
+        optional token takes its fallback's colour."""
+        out: dict[str, ColorValue] = {}
+        for token in THEME_TOKENS:
+            source = token if token in self.colors else OPTIONAL_TOKENS[token]
+            out[token] = resolve_color(self.colors[source], self.vars)
+        return out
 
     def resolve_export(self) -> dict[str, ColorValue]:
         return {key: resolve_color(value, self.vars) for key, value in self.export.items()}
@@ -132,7 +166,16 @@ def resolve_color(
     if value == "" or value.startswith("#"):
         if value and not _HEX.match(value):
             raise ThemeError(f"Invalid hex color: {value}")
-        return value
+        if len(value) == 4:  # "#0af" -> "#00aaff"
+            value = "#" + "".join(ch * 2 for ch in value[1:])
+        return value.lower() if value else value
+    from pi_app.coding.resources import oklab
+
+    if oklab.is_color_function(value):
+        try:
+            return oklab.function_to_hex(value)
+        except (oklab.ColorSyntaxError, ValueError, ZeroDivisionError):
+            raise ThemeError(f"Invalid color: {value}") from None
     if value in _seen:
         raise ThemeError(f"Circular variable reference detected: {value}")
     if value not in variables:
@@ -151,6 +194,11 @@ def parse_theme(
     problems: list[str] = []
     if not isinstance(name, str) or not name:
         problems.append("name: a non-empty string is required")
+    elif "/" in name:
+        problems.append('name: cannot contain "/" (it separates the light and dark theme in settings)')
+    appearance = data.get("appearance")
+    if appearance is not None and appearance not in APPEARANCES:
+        problems.append('appearance: must be "dark" or "light"')
     for key in data:
         if key not in _TOP_LEVEL_KEYS:
             problems.append(f"{key}: unknown property")
@@ -160,7 +208,7 @@ def parse_theme(
         problems.append("colors: an object is required")
         colors = {}
     else:
-        missing = [token for token in THEME_TOKENS if token not in colors]
+        missing = [token for token in THEME_TOKENS if token not in colors and token not in OPTIONAL_TOKENS]
         for key, value in colors.items():
             if key not in THEME_TOKENS:
                 problems.append(f"colors.{key}: unknown color token")
@@ -190,7 +238,13 @@ def parse_theme(
         lines.extend(f"  - {problem}" for problem in problems)
         raise ThemeError("\n".join(lines))
     spec = ThemeSpec(
-        str(name), dict(colors), dict(variables), dict(export), file_path, source_info or PathMetadata()
+        str(name),
+        dict(colors),
+        dict(variables),
+        dict(export),
+        file_path,
+        source_info or PathMetadata(),
+        appearance if isinstance(appearance, str) else None,
     )
     spec.resolve_colors()  # unknown or circular vars, bad hex values
     spec.resolve_export()

@@ -19,6 +19,7 @@ from textual.strip import Strip
 from pi_app.ai.types import TextContent, ThinkingContent
 from pi_app.terminal_text import visible_controls
 from pi_app.tui.blocks.base import Block, estimate_text_height, indent, render_rich
+from pi_app.tui.blocks.layout import output_pad
 from pi_app.tui.blocks.markdown import MarkdownSource
 from pi_app.tui.blocks.theme import BlockTheme, fg
 
@@ -103,8 +104,9 @@ class AssistantBlock(Block):
 
     def build(self, width: int, theme: BlockTheme) -> list[Strip]:
         self._sync()
-        margin = 1 if width > 2 else 0  # one column of margin on each side
-        width = max(1, width - 2)
+        pad = output_pad()  # outputPad: 0 or 1 column of margin on each side
+        margin = pad if width > 2 * pad else 0
+        width = max(1, width - 2 * margin)
         parts: list[list[Strip]] = []
         content = getattr(self.message, "content", None) or []
         thinking_style = fg(theme, "thinkingText") + Style(italic=True)

@@ -21,6 +21,7 @@ from rich.text import Text
 from textual.strip import Strip
 
 from pi_app.tui.blocks.base import Block, estimate_text_height, indent, render_rich
+from pi_app.tui.blocks.layout import output_pad
 from pi_app.tui.blocks.markdown import render_markdown
 from pi_app.tui.blocks.theme import BlockTheme, bg, fg
 
@@ -75,15 +76,16 @@ class CustomMessageBlock(Block):
         return render_rich(result, width)
 
     def build(self, width: int, theme: BlockTheme) -> list[Strip]:
-        inner = max(1, width - 2)
+        pad = output_pad()
+        inner = max(1, width - 2 * pad)
         custom = self._custom(inner, theme)
         if custom is not None:
-            return [Strip.blank(0), *indent(custom)]
+            return [Strip.blank(0), *indent(custom, pad)]
         box = bg(theme, "customMessageBg")
         label = f"[{getattr(self.message, 'custom_type', '') or 'custom'}]"
         lines = render_rich(Text(label, style=fg(theme, "customMessageLabel") + Style(bold=True)), inner)
         lines.extend(render_markdown(custom_text(self.message), inner, theme, fg(theme, "customMessageText")))
-        return [Strip.blank(0), *(s.apply_style(box).crop_extend(0, width, box) for s in indent(lines))]
+        return [Strip.blank(0), *(s.apply_style(box).crop_extend(0, width, box) for s in indent(lines, pad))]
 
     def estimate_height(self, width: int) -> int:
         return 3 + estimate_text_height(custom_text(self.message), width)

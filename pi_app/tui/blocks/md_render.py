@@ -5,7 +5,8 @@ What it looks like: headings bold in ``mdHeading`` (h1 underlined); ``**bold**``
 ``mdLinkUrl`` when it differs from the text; bullets ``- `` and ordered markers (the source
 numbers, ``preserve_ordered_list_markers``) in ``mdListBullet``; block quotes behind a ``│`` in
 ``mdQuoteBorder`` with ``mdQuote`` text; rules of ``─`` in ``mdHr``; fenced code between its
-```` ``` ```` fences (``mdCodeBlockBorder``), indented two columns and highlighted with the theme's
+```` ``` ```` fences (``mdCodeBlockBorder``), each line behind the ``markdown.codeBlockIndent`` prefix
+(two spaces by default, ``layout.code_block_indent``) and highlighted with the theme's
 ``syntax*`` tokens (``mdCodeBlock`` when the language is unknown); tables with box-drawing lines,
 one space of padding in every cell and a rule between rows; a list nested in a list item four
 columns right of the item's marker (pi 1.6.0's look).
@@ -29,6 +30,7 @@ from functools import lru_cache
 from typing import Any
 
 from rich import box
+from rich.cells import cell_len
 from rich.segment import Segment
 from rich.style import Style
 from rich.table import Table
@@ -36,6 +38,7 @@ from rich.text import Text
 from textual.strip import Strip
 
 from pi_app.tui.blocks.base import _console, render_rich
+from pi_app.tui.blocks.layout import code_block_indent
 from pi_app.tui.blocks.syntax import highlight_lines
 from pi_app.tui.blocks.theme import BlockTheme, fg
 
@@ -206,8 +209,9 @@ class _Renderer:
         lines = highlight_lines(content, self.theme, language=language or None, fallback="mdCodeBlock")
         fence = node.markup or "```"
         out = [Strip([Segment(fence + language, border)]).crop(0, width)] if node.type == "fence" else []
-        inner = max(1, width - 2)
-        pad = Strip.blank(2)
+        prefix = code_block_indent()
+        inner = max(1, width - cell_len(prefix))
+        pad = Strip([Segment(prefix)]) if prefix else Strip.blank(0)
         for line in lines if content else []:
             pieces = (
                 render_rich(line, inner)

@@ -13,6 +13,7 @@ from rich.text import Text
 from textual.strip import Strip
 
 from pi_app.tui.blocks.base import Block, estimate_text_height, indent, render_rich
+from pi_app.tui.blocks.layout import output_pad
 from pi_app.tui.blocks.markdown import render_markdown
 from pi_app.tui.blocks.theme import BlockTheme, bg, fg
 
@@ -42,7 +43,8 @@ class SummaryBlock(Block):
         return f"Compacted from {self.tokens_before or 0:,} tokens"
 
     def build(self, width: int, theme: BlockTheme) -> list[Strip]:
-        inner = max(1, width - 2)
+        pad = output_pad()
+        inner = max(1, width - 2 * pad)
         box = bg(theme, "customMessageBg")
         label = "[branch]" if self.branch else "[compaction]"
         lines = render_rich(Text(label, style=fg(theme, "customMessageLabel") + Style(bold=True)), inner)
@@ -53,7 +55,7 @@ class SummaryBlock(Block):
             hint = Text(f"{self.headline} ({self.expand_hint} to expand)", style=text_style)
             lines.extend(render_rich(hint, inner))
         strips = [Strip.blank(0)]
-        strips.extend(strip.apply_style(box).crop_extend(0, width, box) for strip in indent(lines))
+        strips.extend(strip.apply_style(box).crop_extend(0, width, box) for strip in indent(lines, pad))
         return strips
 
     def estimate_height(self, width: int) -> int:

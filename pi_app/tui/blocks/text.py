@@ -10,6 +10,7 @@ from rich.text import Text
 from textual.strip import Strip
 
 from pi_app.tui.blocks.base import Block, estimate_text_height, indent, render_rich
+from pi_app.tui.blocks.layout import output_pad
 from pi_app.tui.blocks.theme import BlockTheme, bg, fg
 
 NoteKind = Literal["status", "warning", "error", "info"]
@@ -61,10 +62,12 @@ class UserBlock(Block):
 
     def build(self, width: int, theme: BlockTheme) -> list[Strip]:
         style = bg(theme, "userMessageBg") + fg(theme, "userMessageText")
-        content = render_rich(Text(self.text), max(1, width - 2)) if self.text else []
+        pad = output_pad()
+        inner = max(1, width - 2 * pad)
+        content = render_rich(Text(self.text), inner) if self.text else []
         for image in self.images:
-            content.extend(image.render(max(1, width - 2), theme))
-        return [Strip.blank(0), *padded_box(content, width, style)]
+            content.extend(image.render(inner, theme))
+        return [Strip.blank(0), *padded_box(content, width, style, pad_x=pad)]
 
     def estimate_height(self, width: int) -> int:
         return 3 + estimate_text_height(self.text, max(1, width - 2))

@@ -15,6 +15,7 @@ from typing import Any
 from textual.strip import Strip
 
 from pi_app.tui.blocks.base import Block
+from pi_app.tui.blocks.layout import output_pad
 from pi_app.tui.blocks.text import padded_box
 from pi_app.tui.blocks.theme import BlockTheme, bg
 from pi_app.tui.blocks.tool_render import DEFAULT_PREVIEW_LINES, PREVIEW_LINES, ToolView, tool_strips
@@ -120,11 +121,12 @@ class ToolBlock(Block):
             box = bg(theme, "toolSuccessBg")
         else:
             box = bg(theme, "toolPendingBg")
-        inner = max(1, width - 2)
+        pad = output_pad()
+        inner = max(1, width - 2 * pad)
         content = tool_strips(self.view(), inner, theme)
         for image in self.images:
             content.extend(image.render(inner, theme))
-        return [Strip.blank(0), *padded_box(content, width, box)]
+        return [Strip.blank(0), *padded_box(content, width, box, pad_x=pad)]
 
     def estimate_height(self, width: int) -> int:
         lines = len(self.body_lines())

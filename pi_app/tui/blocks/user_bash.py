@@ -14,6 +14,7 @@ from rich.text import Text
 from textual.strip import Strip
 
 from pi_app.tui.blocks.base import Block, indent, render_rich, text_strip
+from pi_app.tui.blocks.layout import output_pad
 from pi_app.tui.blocks.theme import BlockTheme, fg
 
 PREVIEW_LINES = 20
@@ -66,7 +67,8 @@ class UserBashBlock(Block):
         self.changed()
 
     def build(self, width: int, theme: BlockTheme) -> list[Strip]:
-        inner = max(1, width - 2)
+        pad = output_pad()
+        inner = max(1, width - 2 * pad)
         colour = fg(theme, "dim") if self.exclude_from_context else fg(theme, "bashMode")
         rule = text_strip("─" * width, colour)
         header = render_rich(Text(f"$ {self.command}", style=colour + Style(bold=True)), inner)
@@ -93,7 +95,7 @@ class UserBashBlock(Block):
             )
         for text in status:
             body += render_rich(text, inner)
-        return [Strip.blank(0), rule, *indent(header), *indent(body), rule]
+        return [Strip.blank(0), rule, *indent(header, pad), *indent(body, pad), rule]
 
     def estimate_height(self, width: int) -> int:
         lines = self.output.count("\n") + 1

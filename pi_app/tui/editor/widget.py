@@ -407,6 +407,15 @@ class PromptEditor(Widget, can_focus=True):
         if kb.matches(press, "app.exit") and self.buffer.is_empty:
             self._request("app.exit")
             return
+        # pi 1.6.0: the dedicated history keys browse wherever the cursor is, before app actions
+        history = kb.first_match(press, ("tui.editor.historyPrevious", "tui.editor.historyNext"))
+        if history is not None:
+            if history == "tui.editor.historyPrevious":
+                self.buffer.history_up()
+            else:
+                self.buffer.history_down()
+            self._edited(typed=None)
+            return
         action = kb.first_match(press, APP_ACTIONS)
         if action in _TRANSCRIPT_PAGE_ACTIONS and self._keeps_page_key(press):
             action = None

@@ -1,0 +1,43 @@
+"""pi 1.6.0's ``outputPad`` and ``markdown.codeBlockIndent`` change how blocks are drawn."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from pi_app.tui.blocks import layout
+from pi_app.tui.blocks.md_render import render_markdown_strips
+from pi_app.tui.blocks.text import UserBlock
+from pi_app.tui.themes import builtin_theme
+
+
+@pytest.fixture(autouse=True)
+def _restore_layout() -> Iterator[None]:
+    yield
+    layout.configure(output_pad=1, code_block_indent="  ")
+
+
+def _text(strip) -> str:  # type: ignore[no-untyped-def]
+    return "".join(segment.text for segment in strip)
+
+
+def test_output_pad_one_is_the_default_and_zero_removes_the_padding() -> None:
+    theme = builtin_theme("dark")
+    padded = [_text(s) for s in UserBlock("hello").build(20, theme)]
+    assert padded[2].startswith(" hello")
+    layout.configure(output_pad=0)
+    flush = [_text(s) for s in UserBlock("hello").build(20, theme)]
+    assert flush[2].startswith("hello") and len(flush[2]) == 20
+
+
+def test_code_block_indent_prefixes_every_code_line() -> None:
+    theme = builtin_theme("dark")
+    text = "```\nprint(1)\nprint(2)\n```"
+    default = [_text(s) for s in render_markdown_strips(text, 40, theme)]
+    assert default[1:3] == ["  print(1)", "  print(2)"]
+    layout.configure(code_block_indent="| ")
+    custom = [_text(s) for s in render_markdown_strips(text, 40, theme)]
+    assert custom[1:3] == ["| print(1)", "| print(2)"]
+    layout.configure(code_block_indent="")
+    assert [_text(s) for s in render_markdown_strips(text, 40, theme)][1] == "print(1)"
