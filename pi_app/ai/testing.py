@@ -962,6 +962,68 @@ def google_transcript(steps: Sequence[Step | str], model: str = "gemini-fake") -
     return parts
 
 
+def bedrock_transcript(steps: Sequence[Step | str], model: str = "bedrock-fake") -> list[Part]:
+    """A ``bedrock-converse-stream`` body: AWS event-stream frames (``pi_app.ai.http.eventstream``)."""
+    from pi_app.ai.http.eventstream import encode_event, encode_exception
+
+    def frame(kind: str, data: dict[str, Any]) -> bytes:
+        return encode_event(kind, json.dumps(data, separators=(",", ":"), ensure_ascii=False).encode())
+
+    items = _steps(steps)
+    use = _turn_usage(items)
+    parts: list[Part] = [frame("messageStart", {"role": "assistant", "p": "abc"})]
+    index = 0
+    for step in items:
+        control = _control(step)
+        if control is not None:
+            if isinstance(step, Garbage):  # a well-framed event whose payload is not JSON
+                parts.append(encode_event("contentBlockDelta", GARBAGE_LINE[6:].strip()))
+                continue
+            parts.append(control)
+            if isinstance(step, Hang | Cut):
+                return parts
+            continue
+        if isinstance(step, Error):
+            payload = json.dumps({"message": step.message}).encode()
+            parts.append(encode_exception("internalServerException", payload))
+            return parts
+        if isinstance(step, Text):
+            for piece in _split(step.text, step.chunks):
+                parts.append(
+                    frame("contentBlockDelta", {"contentBlockIndex": index, "delta": {"text": piece}})
+                )
+        elif isinstance(step, Thinking):
+            for piece in _split(step.text, step.chunks):
+                delta = {"reasoningContent": {"text": piece}}
+                parts.append(frame("contentBlockDelta", {"contentBlockIndex": index, "delta": delta}))
+            if step.signature:
+                delta = {"reasoningContent": {"signature": step.signature}}
+                parts.append(frame("contentBlockDelta", {"contentBlockIndex": index, "delta": delta}))
+        elif isinstance(step, ToolCallStep):
+            start = {"toolUse": {"toolUseId": step.id or f"tooluse_fake{index}", "name": step.name}}
+            parts.append(frame("contentBlockStart", {"contentBlockIndex": index, "start": start}))
+            for piece in _split(_raw_args(step), step.chunks):
+                delta = {"toolUse": {"input": piece}}
+                parts.append(frame("contentBlockDelta", {"contentBlockIndex": index, "delta": delta}))
+        else:
+            continue
+        parts.append(frame("contentBlockStop", {"contentBlockIndex": index}))
+        index += 1
+    stop = {"stop": "end_turn", "length": "max_tokens", "toolUse": "tool_use"}.get(
+        _turn_stop(items), "end_turn"
+    )
+    parts.append(frame("messageStop", {"stopReason": stop}))
+    usage = {
+        "inputTokens": use.input,
+        "outputTokens": use.output,
+        "totalTokens": use.input + use.output + use.cache_read + use.cache_write,
+        "cacheReadInputTokens": use.cache_read,
+        "cacheWriteInputTokens": use.cache_write,
+    }
+    parts.append(frame("metadata", {"usage": usage, "metrics": {"latencyMs": 1}}))
+    return parts
+
+
 TRANSCRIPT_BUILDERS: dict[str, Callable[..., list[Part]]] = {
     "anthropic-messages": anthropic_transcript,
     "openai-completions": openai_completions_transcript,
@@ -969,6 +1031,7 @@ TRANSCRIPT_BUILDERS: dict[str, Callable[..., list[Part]]] = {
     "azure-openai-responses": openai_responses_transcript,
     "openai-codex-responses": openai_responses_transcript,
     "google-generative-ai": google_transcript,
+    "bedrock-converse-stream": bedrock_transcript,
 }
 
 

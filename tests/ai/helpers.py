@@ -21,6 +21,7 @@ MODEL_IDS = {
     "openai-completions": "gpt-test",
     "openai-responses": "gpt-test",
     "google-generative-ai": "gemini-test",
+    "bedrock-converse-stream": "anthropic.claude-test-v1:0",
 }
 
 

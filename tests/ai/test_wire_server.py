@@ -19,7 +19,13 @@ from pi_app.ai.types import StreamOptions, TextContent, ThinkingContent, ToolCal
 from tests.ai.helpers import adapter, collect, shape, simple_context, wire_model
 from tests.fakes.llm_server import FakeLLMServer
 
-WIRE_APIS = ["anthropic-messages", "openai-completions", "openai-responses", "google-generative-ai"]
+WIRE_APIS = [
+    "anthropic-messages",
+    "openai-completions",
+    "openai-responses",
+    "google-generative-ai",
+    "bedrock-converse-stream",
+]
 
 EXPECTED_EVENTS = [
     ("start",),

@@ -53,6 +53,9 @@ NOT_NEEDED = (
     "mcp_types",
     "pi_app.coding.mcp.manager",
     "pi_app.coding.mcp.connection",
+    "botocore",  # Amazon Bedrock only (issue 23)
+    "google.auth",  # Google Vertex AI only (issue 23)
+    "google.oauth2",
 )
 
 

@@ -8,7 +8,8 @@ chosen by the request path:
 - ``…/messages``                         Anthropic Messages SSE
 - ``…/chat/completions``                 OpenAI Chat Completions SSE
 - ``…/responses``                        OpenAI Responses SSE
-- ``…/models/<id>:streamGenerateContent`` Google Generative AI SSE
+- ``…/models/<id>:streamGenerateContent`` Google Generative AI SSE (Gemini API and Vertex AI)
+- ``…/model/<id>/converse-stream``        Amazon Bedrock Converse, AWS event-stream frames
 
 Steps are the ones of ``pi_app.ai.testing`` (text, thinking, tool_call, usage, stop, error, delay)
 plus the server-only ``http_error(status, body, headers)``, ``stall()``, ``cut()`` and
@@ -68,6 +69,8 @@ class _Turn:
 
 
 def api_for_path(path: str) -> str | None:
+    if path.endswith("/converse-stream"):
+        return "bedrock-converse-stream"
     if path.endswith("/chat/completions"):
         return "openai-completions"
     if path.endswith("/responses"):
@@ -82,6 +85,8 @@ def api_for_path(path: str) -> str | None:
 def _model_from(path: str, body: Any) -> str:
     if ":streamGenerateContent" in path:
         return unquote(path.rsplit("/", 1)[-1].split(":", 1)[0])
+    if path.endswith("/converse-stream"):
+        return unquote(path.split("/model/", 1)[-1].rsplit("/", 1)[0])
     if isinstance(body, dict) and isinstance(body.get("model"), str):
         return body["model"]
     return "fake-model"
@@ -264,8 +269,13 @@ class FakeLLMServer:
             await self._send_plain(writer, first.status, first.body, first.headers)
             return
         parts = testing.transcript(request.api, turn.steps, model=_model_from(request.path, request.body))
+        content_type = (
+            b"application/vnd.amazon.eventstream"
+            if request.api == "bedrock-converse-stream"
+            else b"text/event-stream"
+        )
         writer.write(
-            b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncache-control: no-cache\r\n"
+            b"HTTP/1.1 200 OK\r\ncontent-type: " + content_type + b"\r\ncache-control: no-cache\r\n"
             b"transfer-encoding: chunked\r\nconnection: close\r\n\r\n"
         )
         await writer.drain()

@@ -313,6 +313,15 @@ class WireApi:
     def simple_options(self, model: Model, options: SimpleStreamOptions | None) -> StreamOptions:
         raise NotImplementedError
 
+    async def authorize(self, request: WireRequest, body: bytes, model: Model, options: Any) -> WireRequest:
+        """Last step before sending, over the exact body bytes (Bedrock signs them; Vertex fetches
+        an access token). May block in a thread; raising fails the request with the message."""
+        return request
+
+    def create_decoder(self) -> Any:
+        """What turns body chunks into events (``feed(bytes) -> list[SseEvent]``, ``flush()``)."""
+        return SseDecoder()
+
     # -- ProviderStreams ---------------------------------------------------------------------
 
     def stream(
@@ -353,10 +362,12 @@ class WireApi:
                 replaced = await _maybe_await(on_payload(body, model))
                 if replaced is not None:
                     body = replaced
+            encoded = encode_body(body)
+            request = await self.authorize(request, encoded, model, options)
             handle = await open_stream(
                 url=request.url,
                 headers=request.headers,
-                body=encode_body(body),
+                body=encoded,
                 options=options,
                 signal=signal,
                 diagnostics=diagnostics,
@@ -369,7 +380,7 @@ class WireApi:
             parser = self.create_parser(builder, model, context, options)
             timeout_ms = getattr(options, "timeout_ms", None)
             timeout_ms = DEFAULT_TIMEOUT_MS if timeout_ms is None else timeout_ms
-            await race_abort(_read_body(handle.response, parser, timeout_ms), signal)
+            await race_abort(_read_body(handle.response, parser, timeout_ms, self.create_decoder()), signal)
             builder.finish()
         except RequestAborted:
             builder.fail(ABORTED_TEXT, aborted=True)
@@ -389,11 +400,13 @@ class WireApi:
             builder.stream.end()
 
 
-async def _read_body(response: httpx.Response, parser: SseParser, timeout_ms: int) -> None:
+async def _read_body(
+    response: httpx.Response, parser: SseParser, timeout_ms: int, decoder: Any = None
+) -> None:
     """Feed the SSE body to ``parser``. ``timeout_ms`` bounds each read and also the time between
     two events, so a server that trickles a byte now and then without ever finishing an event
     cannot hold the request open for ever (issue 19 item 10)."""
-    decoder = SseDecoder()
+    decoder = decoder if decoder is not None else SseDecoder()
     loop = asyncio.get_running_loop()
     idle_s = timeout_ms / 1000 if timeout_ms > 0 else None
     last_event = loop.time()

@@ -19,6 +19,7 @@ ADAPTERS: dict[str, tuple[str, str]] = {
     "azure-openai-responses": ("pi_app.ai.api.azure_openai_responses", "azure_openai_responses_api"),
     "openai-codex-responses": ("pi_app.ai.api.openai_codex_responses", "openai_codex_responses_api"),
     "google-generative-ai": ("pi_app.ai.api.google_generative_ai", "google_generative_ai_api"),
+    "bedrock-converse-stream": ("pi_app.ai.api.bedrock_converse_stream", "bedrock_converse_stream_api"),
 }
 
 
