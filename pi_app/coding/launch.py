@@ -415,6 +415,7 @@ def _attach_mcp(
         report=host.report,
         allow_patterns=_split_list(options.tools),
         exclude_patterns=_split_list(options.exclude_tools) or (),
+        defer_connect=_mode_name(options) in ("print", "json"),
     )
 
 

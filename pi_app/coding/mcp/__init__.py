@@ -29,9 +29,11 @@ def attach_mcp(
     report: Callable[[str], None],
     allow_patterns: Iterable[str] | None = None,
     exclude_patterns: Iterable[str] = (),
+    defer_connect: bool = False,
 ) -> Any:
     """Load ``mcp.json`` and connect its servers in the background; the manager, or None when
-    there is nothing configured. Must run inside the session's event loop."""
+    there is nothing configured. Must run inside the session's event loop. ``defer_connect``
+    (print and JSON mode): connect when the first prompt runs (``session_tools.prepare_run``)."""
     from pi_app.coding.mcp.config import has_configured_servers
 
     if not has_configured_servers(agent_dir, cwd, project_trusted=project_trusted):
@@ -61,6 +63,7 @@ def start_manager(
     report: Callable[[str], None],
     allow_patterns: Iterable[str] | None = None,
     exclude_patterns: Iterable[str] = (),
+    connect: bool = True,
 ) -> Any:
     global _atexit_installed
     from pi_app.coding.mcp.manager import McpManager
@@ -77,7 +80,7 @@ def start_manager(
     )
     if session is not None:
         session.mcp = manager
-    manager.start()
+    manager.start(connect=connect)
     if not _atexit_installed:
         from pi_app.coding.mcp.connection import kill_all_children
 

@@ -79,6 +79,7 @@ class McpManager:
         self._resources = resource_tool_definitions(self)
         self._agent_tools: dict[str, McpAgentTool] = {}
         self.started = False
+        self.connecting = False
         for server in config.servers.values():
             self._add(server)
 
@@ -96,15 +97,25 @@ class McpManager:
         self.connections[server.name] = connection
         return connection
 
-    def start(self) -> None:
-        """Report config problems, then connect every enabled server in the background."""
+    def start(self, *, connect: bool = True) -> None:
+        """Report config problems, then connect every enabled server in the background
+        (``connect=False``: later, at ``connect_all``)."""
         self.started = True
         for error in self.config.errors:
             self._report_once("config", error, f"MCP config error: {error}")
         for connection in self.connections.values():
             self._warn_codemode(connection.config)
+        if connect:
+            self.connect_all()
+
+    def connect_all(self) -> None:
+        self.connecting = True
+        for connection in self.connections.values():
             if connection.state != "connected":
                 connection.start()
+
+    def has_direct_servers(self) -> bool:
+        return any(c.config.enabled and self._has_direct(c.config) for c in self.connections.values())
 
     def register_server(self, name: str, entry: dict[str, Any], source: str) -> str | None:
         """An extension's server (``pi.registerMcpServer``); a file-configured one of the same name wins."""
@@ -118,7 +129,7 @@ class McpManager:
             self.extension_servers[name] = parsed
             return None
         connection = self._add(parsed)
-        if self.started:
+        if self.connecting:
             connection.start()
         self._on_change(connection)
         return None
@@ -193,6 +204,8 @@ class McpManager:
         return server.exposure == "direct" or "direct" in server.tool_exposure.values()
 
     async def wait_direct(self, timeout: float = DIRECT_WAIT_S) -> None:
+        if not self.connecting and self.has_direct_servers():
+            self.connect_all()
         waiting = [
             c
             for c in self.connections.values()
@@ -206,6 +219,8 @@ class McpManager:
 
     async def wait_all(self, timeout: float | None = None, signal: Any = None) -> None:
         """Until no enabled server is on a connection attempt (or ``timeout``, or the abort)."""
+        if not self.connecting:
+            self.connect_all()
         waiting = [c for c in self.connections.values() if c.config.enabled and c.state == "connecting"]
         if not waiting:
             return

@@ -1,6 +1,8 @@
 """MCP tools and the ``mcp_servers`` prompt section in a session's runs (issue 22).
 
-``prepare_run`` runs before every agent run: it waits (up to 10 s) for servers with ``direct``
+``prepare_run`` runs before every agent run. In print and JSON mode the servers are not connected
+at start-up but here: at once when some have ``direct`` tools (the request must declare them),
+else as soon as the model's answer starts (the first request is out; 2 s at the latest). It then waits (up to 10 s) for servers with ``direct``
 tools that are still on their first connection attempt, then replaces the MCP tools in the
 agent's tool list (the others keep their order) and puts the current ``<mcp_servers>`` section at
 the end of the system prompt. ``next_turn`` is the agent's ``prepare_next_turn_with_context`` hook:
@@ -14,6 +16,7 @@ servers' instructions, so it rarely changes and the provider's prompt cache stay
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from pi_app.coding.mcp.tools import loaded_tool_names
@@ -34,8 +37,35 @@ def _with_section(session: Any, prompt: str) -> str:
     return f"{base}\n\n{section}" if section else base
 
 
+DEFERRED_CONNECT_S = 2.0
+
+
+def _connect_after_first_request(session: Any) -> None:
+    """Connect once the model's answer starts (the request is out), or after 2 s at the latest."""
+    mcp = session.mcp
+    handle = asyncio.get_running_loop().call_later(DEFERRED_CONNECT_S, mcp.connect_all)
+    unsubscribe: Any = None
+
+    def listener(event: Any) -> None:
+        if getattr(event, "type", None) not in ("message_start", "agent_end"):
+            return
+        if event.type == "message_start" and getattr(event.message, "role", None) != "assistant":
+            return
+        handle.cancel()
+        if unsubscribe is not None:
+            unsubscribe()
+        if not mcp.connecting:
+            mcp.connect_all()
+
+    unsubscribe = session.subscribe(listener)
+
+
 async def prepare_run(session: Any) -> None:
     mcp = session.mcp
+    if not mcp.connecting and not mcp.has_direct_servers():
+        # print/JSON mode defer connecting: the SDK import and the servers' start-up must not
+        # compete with sending the first request, which needs none of them
+        _connect_after_first_request(session)
     await mcp.wait_direct()
     state = session.agent.state
     state.tools = _merged(session, list(state.tools), list(state.messages))
