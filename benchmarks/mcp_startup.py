@@ -170,7 +170,8 @@ def main() -> None:
             else:
                 base = (first, frame)
             print(
-                f"  {name:>10}: first request {first:.3f} s  total {total:.3f} s  cpu {cpu:.3f} s  first frame {frame:.3f} s{extra}"
+                f"  {name:>10}: first request {first:.3f} s (fastest {fastest:.3f} s)  total {total:.3f} s"
+                f"  cpu {cpu:.3f} s  first frame {frame:.3f} s{extra}"
             )
 
 
