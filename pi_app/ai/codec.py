@@ -383,13 +383,17 @@ def _sanitize_numbers(value: Any) -> Any:
     return value
 
 
-def encode_json(obj: Any) -> str:
-    """Compact JSON as JavaScript's ``JSON.stringify`` writes it (no trailing newline)."""
+def encode_json(obj: Any, indent: int | None = None) -> str:
+    """Compact JSON as JavaScript's ``JSON.stringify`` writes it (no trailing newline); with
+    ``indent``, as ``JSON.stringify(obj, null, indent)`` (the ``--json`` output of commands)."""
     obj = to_json_value(obj)
+    separators = (",", ":") if indent is None else (",", ": ")
     try:
-        text = json.dumps(obj, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+        text = json.dumps(obj, ensure_ascii=False, separators=separators, indent=indent, allow_nan=False)
     except ValueError:
-        text = json.dumps(_sanitize_numbers(obj), ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+        text = json.dumps(
+            _sanitize_numbers(obj), ensure_ascii=False, separators=separators, indent=indent, allow_nan=False
+        )
     return replace_lone_surrogates(text)
 
 

@@ -22,11 +22,12 @@ from __future__ import annotations
 
 import asyncio
 import getpass
-import json
 import re
 import sys
 from collections.abc import Sequence
 from typing import Any
+
+from pi_app.ai.codec import encode_line
 
 USAGE = """Usage:
   pi auth login <provider> [--api-key] [--no-browser]
@@ -250,7 +251,7 @@ async def check(registry: Any, options: dict[str, Any]) -> int:
     else:
         out["reason"] = detail
     if options.get("json"):
-        sys.stdout.write(json.dumps(out, separators=(",", ":")) + "\n")
+        sys.stdout.write(encode_line(out))
     elif options.get("credentials") and secret:
         sys.stdout.write(f"{secret}\n")
     else:

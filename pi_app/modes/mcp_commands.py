@@ -11,12 +11,13 @@ commands do not load extensions. The project file counts only in a trusted proje
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
+
+from pi_app.ai.codec import encode_json
 
 USAGE = """Usage:
   pi mcp add <server> [options] -- <command> [args...]
@@ -316,7 +317,7 @@ def _list(args: list[str]) -> int:
     config, status = asyncio.run(_connect_all())
     failed = bool(config.errors) or any(s["enabled"] and s["state"] != "connected" for s in status)
     if as_json:
-        print(json.dumps({"servers": status, "errors": config.errors}, indent=2, ensure_ascii=False))
+        print(encode_json({"servers": status, "errors": config.errors}, indent=2))
     else:
         if not status and not config.errors:
             print("No MCP servers configured. Add one with: pi mcp add <server> -- <command> [args...]")
@@ -340,11 +341,11 @@ def _get(args: list[str]) -> int:
     entry = status[0]
     server = config.servers[name]
     if as_json:
-        print(json.dumps({**entry, "config": server.raw}, indent=2, ensure_ascii=False))
+        print(encode_json({**entry, "config": server.raw}, indent=2))
     else:
         _print_server(entry, server)
         print(f"  source: {server.source}")
-        print("  " + json.dumps(server.raw, ensure_ascii=False))
+        print("  " + encode_json(server.raw))
     return 0 if entry["state"] == "connected" or not entry["enabled"] else 1
 
 
