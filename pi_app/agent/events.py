@@ -106,6 +106,7 @@ class ToolExecutionEndEvent:
     tool_name: str
     result: AgentToolResult
     is_error: bool
+    duration_ms: int | None = None  # how long execute() took; None when the tool did not run
     type: ClassVar[str] = "tool_execution_end"
 
 
@@ -145,6 +146,8 @@ def tool_result_to_dict(result: AgentToolResult) -> dict[str, Any]:
         out["details"] = codec.to_json_value(result.details)
     if result.added_tool_names:
         out["addedToolNames"] = list(result.added_tool_names)
+    if getattr(result, "structured_content", None) is not None:
+        out["structuredContent"] = codec.to_json_value(result.structured_content)
     return out
 
 
@@ -193,11 +196,15 @@ def agent_event_to_dict(event: Any, message_to_dict: MessageEncoder = codec.to_d
         result = tool_result_to_dict(event.result)
         if event.result.terminate:  # the event carries the finalized result; messages never do
             result["terminate"] = True
-        return {
+        out = {
             "type": t,
             "toolCallId": event.tool_call_id,
             "toolName": event.tool_name,
             "result": result,
             "isError": event.is_error,
         }
+        duration = getattr(event, "duration_ms", None)
+        if duration is not None:
+            out["durationMs"] = duration
+        return out
     raise ValueError(f"Unknown agent event type: {t!r}")

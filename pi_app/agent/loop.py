@@ -51,6 +51,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import fields, replace
 from typing import Any, TypeVar
@@ -256,6 +257,7 @@ class _Run:
             return await self._finish(message, started=False)
 
         llm_context, options = await self._build_request()
+        self._request_started = time.monotonic()
         try:
             stream = await maybe_await(self.stream_fn(self.model, llm_context, options))
             events: AsyncIterator[Any] = stream.__aiter__()
@@ -329,6 +331,13 @@ class _Run:
         return await self._finish(message, started)
 
     async def _finish(self, final: AssistantMessage, started: bool) -> AssistantMessage:
+        # pi 1.6.0 records how long the response took and the level it was asked for
+        request_started = getattr(self, "_request_started", None)
+        if request_started is not None and final.duration_ms is None:
+            final.duration_ms = round((time.monotonic() - request_started) * 1000)
+        self._request_started = None
+        if final.thinking_level is None:
+            final.thinking_level = getattr(self.stream_options, "reasoning", None) or "off"
         if started:
             self.context.messages[-1] = final
         else:

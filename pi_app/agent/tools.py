@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -92,6 +93,7 @@ class _Outcome:
     call: ToolCall
     result: AgentToolResult
     is_error: bool
+    duration_ms: int | None = None  # execute() time on a monotonic clock; None when it did not run
 
 
 @dataclass
@@ -115,7 +117,14 @@ def _as_tool_result(value: Any) -> AgentToolResult:
         details=get("details", None),
         terminate=bool(get("terminate", False)),
         added_tool_names=get("added_tool_names", None),
+        structured_content=get("structured_content", None)
+        if not isinstance(value, dict)
+        else value.get("structuredContent", value.get("structured_content")),
     )
+
+
+def _ms_since(started: float) -> int:
+    return round((time.monotonic() - started) * 1000)
 
 
 def _result_message(outcome: _Outcome) -> ToolResultMessage:
@@ -128,6 +137,7 @@ def _result_message(outcome: _Outcome) -> ToolResultMessage:
         is_error=outcome.is_error,
         timestamp=now_ms(),
         added_tool_names=list(result.added_tool_names) if result.added_tool_names else None,
+        duration_ms=outcome.duration_ms,
     )
 
 
@@ -288,6 +298,7 @@ async def _execute_and_finalize(
     call, tool, args = prepared.call, prepared.tool, prepared.args
     pump = _UpdatePump(call, emit)
     is_error = False
+    started = time.monotonic()
     try:
         result = _as_tool_result(
             await _run_with_grace(
@@ -296,17 +307,18 @@ async def _execute_and_finalize(
         )
     except _GraceExpired:
         await pump.close()
-        return _Outcome(call, error_result(ABORTED_TEXT), True)
+        return _Outcome(call, error_result(ABORTED_TEXT), True, _ms_since(started))
     except Exception as exc:
         result = error_result(exception_text(exc))
         is_error = True
     except asyncio.CancelledError:
         pump._closed = True
         raise
+    duration = _ms_since(started)
     await pump.close()
 
     if config.after_tool_call is None:
-        return _Outcome(call, result, is_error)
+        return _Outcome(call, result, is_error, duration)
     try:
         override = await maybe_await(
             config.after_tool_call(
@@ -314,20 +326,25 @@ async def _execute_and_finalize(
             )
         )
     except Exception as exc:
-        return _Outcome(call, error_result(exception_text(exc)), True)
+        return _Outcome(call, error_result(exception_text(exc)), True, duration)
     if override is None:
-        return _Outcome(call, result, is_error)
+        return _Outcome(call, result, is_error, duration)
     content = getattr(override, "content", None)
     details = getattr(override, "details", None)
     terminate = getattr(override, "terminate", None)
     flag = getattr(override, "is_error", None)
+    structured = getattr(override, "structured_content", None)
     result = AgentToolResult(
         content=content if content is not None else result.content,
         details=details if details is not None else result.details,
         terminate=terminate if terminate is not None else result.terminate,
         added_tool_names=result.added_tool_names,
+        # new content without new structured content drops the old one: it may no longer match
+        structured_content=structured
+        if structured is not None or content is not None
+        else result.structured_content,
     )
-    return _Outcome(call, result, flag if flag is not None else is_error)
+    return _Outcome(call, result, flag if flag is not None else is_error, duration)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -337,7 +354,9 @@ async def _execute_and_finalize(
 
 async def _emit_end(outcome: _Outcome, emit: Emit) -> None:
     call = outcome.call
-    await emit(ToolExecutionEndEvent(call.id, call.name, outcome.result, outcome.is_error))
+    await emit(
+        ToolExecutionEndEvent(call.id, call.name, outcome.result, outcome.is_error, outcome.duration_ms)
+    )
 
 
 async def _emit_result_message(outcome: _Outcome, emit: Emit) -> ToolResultMessage:

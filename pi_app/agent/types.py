@@ -82,6 +82,7 @@ class AgentToolResult:
     details: Any = None
     terminate: bool = False
     added_tool_names: list[str] | None = None
+    structured_content: Any = None  # pi 1.6.0: data for programmatic callers (bash, read)
 
 
 ToolUpdateCallback: TypeAlias = Callable[[AgentToolResult], None]

@@ -88,6 +88,8 @@ _ASSISTANT = (
     ("response_model", "responseModel"),
     ("error_message", "errorMessage"),
     ("diagnostics", "diagnostics"),
+    ("duration_ms", "durationMs"),
+    ("thinking_level", "thinkingLevel"),
 )
 _TOOL_RESULT = (
     ("tool_call_id", "toolCallId"),
@@ -97,6 +99,7 @@ _TOOL_RESULT = (
     ("added_tool_names", "addedToolNames"),
     ("usage", "usage"),
     ("is_error", "isError"),
+    ("duration_ms", "durationMs"),
     ("timestamp", "timestamp"),
 )
 _MODEL_COST = (

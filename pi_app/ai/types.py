@@ -158,6 +158,8 @@ class AssistantMessage:
     response_model: str | None = None
     error_message: str | None = None
     diagnostics: list[dict[str, Any]] | None = None
+    duration_ms: int | None = None  # pi 1.6.0: request start to final message (set by the agent loop)
+    thinking_level: str | None = None  # pi 1.6.0: the level requested for this response
     extra: dict[str, Any] = field(default_factory=dict)
 
     role: ClassVar[str] = "assistant"
@@ -175,6 +177,7 @@ class ToolResultMessage:
     timestamp: int = 0
     usage: Usage | None = None
     added_tool_names: list[str] | None = None
+    duration_ms: int | None = None  # pi 1.6.0: how long the tool's execute() took
     extra: dict[str, Any] = field(default_factory=dict)
 
     role: ClassVar[str] = "toolResult"

@@ -70,7 +70,12 @@ def test_session_file_has_pi_header_and_entries(llm_server, project, agent_dir) 
         assert list(entry)[:4] == ["type", "id", "parentId", "timestamp"]
         assert set(entry) == set(reference), entry["type"]
         if entry["type"] == "message":
-            assert set(entry["message"]) <= set(reference["message"]) | {"responseId", "usage"}
+            assert set(entry["message"]) <= set(reference["message"]) | {
+                "responseId",
+                "usage",
+                "durationMs",  # pi 1.6.0's additions
+                "thinkingLevel",
+            }
         parent = entry["id"]
     tool_result = lines[5]["message"]
     assert tool_result["toolCallId"] == "call_0_0" and tool_result["isError"] is False
@@ -106,7 +111,8 @@ def test_json_mode_streams_header_then_camel_case_events(llm_server, project, ag
     types = [e["type"] for e in events[1:]]
     assert types[0] == "agent_start" and types[-2:] == ["agent_end", "agent_settled"]
     end = next(e for e in events if e["type"] == "tool_execution_end")
-    assert set(end) == {"type", "toolCallId", "toolName", "result", "isError"}
+    assert set(end) == {"type", "toolCallId", "toolName", "result", "isError", "durationMs"}
+    assert end["result"]["structuredContent"]["exit_code"] == 0
     update = next(e for e in events if e["type"] == "message_update")
     assert list(update) == ["type", "usage", "assistantMessageEvent"]  # pi 1.6.0: the delta only
     assert "contentIndex" in update["assistantMessageEvent"]

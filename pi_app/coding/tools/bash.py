@@ -288,6 +288,8 @@ def create_bash_tool_definition(cwd: str, options: BashToolOptions | None = None
 
         if on_update is not None:
             on_update(AgentToolResult(content=[], details=None))
+        started = time.monotonic()
+        structured: dict[str, Any] = {}
         try:
             try:
                 exit_code = await ops.exec(spawn.command, spawn.cwd, on_data, signal, timeout, spawn.env)
@@ -302,10 +304,19 @@ def create_bash_tool_definition(cwd: str, options: BashToolOptions | None = None
             raise RuntimeError(_join(_partial_text(accumulator), message)) from None
         finally:
             text, details = _render(accumulator)
+            snap = accumulator.snapshot()
+            # pi 1.6.0's structuredContent (what programmatic callers such as codemode read)
+            structured = {"output": snap.text, "truncated": bool(snap.truncated)}
+            if snap.truncated and snap.full_output_path:
+                structured["full_output_path"] = snap.full_output_path
             accumulator.close()
         if exit_code not in (0, None):
             raise RuntimeError(f"{text}\n\nCommand exited with code {exit_code}")
-        return AgentToolResult(content=[TextContent(text=text)], details=details)
+        structured["exit_code"] = exit_code if exit_code is not None else 0
+        structured["wall_time_seconds"] = round(time.monotonic() - started, 1)
+        return AgentToolResult(
+            content=[TextContent(text=text)], details=details, structured_content=structured
+        )
 
     guidelines = (
         ["PI_* environment variables in bash describe the current model and session, if you need them."]

@@ -212,6 +212,15 @@ async def _read_in_thread(path: str, window: tuple[int, int | None], signal: Abo
             remove()
 
 
+def _structured(result: AgentToolResult) -> Any:
+    """pi 1.6.0's structuredContent of a read: the text, or the image with the text as its note."""
+    text = next((b.text for b in result.content if isinstance(b, TextContent)), "")
+    image = next((b for b in result.content if not isinstance(b, TextContent)), None)
+    if image is None:
+        return text
+    return {"type": "image", "data": image.data, "mimeType": image.mime_type, "note": text}
+
+
 def create_read_tool_definition(
     cwd: str, operations: Any = None, options: ReadToolOptions | None = None
 ) -> ToolDefinition:
@@ -221,6 +230,11 @@ def create_read_tool_definition(
     async def run(
         args: ReadParams, signal: AbortSignal | None, on_update: ToolUpdateCallback | None, ctx: Any
     ) -> AgentToolResult:
+        result = await read(args, signal, ctx)
+        result.structured_content = _structured(result)
+        return result
+
+    async def read(args: ReadParams, signal: AbortSignal | None, ctx: Any) -> AgentToolResult:
         # File scanning and image handling load with the first read (start-up cost).
         from pi_app.coding.tools.images import SNIFF_BYTES, detect_image_mime_type
         from pi_app.coding.tools.read_scan import looks_binary
