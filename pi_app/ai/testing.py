@@ -1031,6 +1031,7 @@ TRANSCRIPT_BUILDERS: dict[str, Callable[..., list[Part]]] = {
     "azure-openai-responses": openai_responses_transcript,
     "openai-codex-responses": openai_responses_transcript,
     "google-generative-ai": google_transcript,
+    "google-vertex": google_transcript,
     "bedrock-converse-stream": bedrock_transcript,
 }
 

@@ -22,6 +22,7 @@ MODEL_IDS = {
     "openai-responses": "gpt-test",
     "google-generative-ai": "gemini-test",
     "bedrock-converse-stream": "anthropic.claude-test-v1:0",
+    "google-vertex": "gemini-test",
 }
 
 

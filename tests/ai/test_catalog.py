@@ -173,3 +173,10 @@ def test_list_models_with_one_key_lists_what_pi16_lists(
 def test_every_pi16_provider_is_in_the_catalogue() -> None:
     assert set(TABLE["providers"]) == set(catalog_provider_ids())
     assert set(PI16_ENV) == set(catalog_provider_ids()) - {"openai-codex"}  # ChatGPT sign-in only
+
+
+def test_every_catalogue_api_has_an_adapter() -> None:
+    from pi_app.ai.providers.base import ADAPTERS
+
+    apis = {m.api for provider in catalog_provider_ids() for m in load_catalog(provider)}
+    assert apis - set(ADAPTERS) <= {"pi-messages"}  # Radius's own protocol: not built yet

@@ -25,6 +25,7 @@ WIRE_APIS = [
     "openai-responses",
     "google-generative-ai",
     "bedrock-converse-stream",
+    "google-vertex",
 ]
 
 EXPECTED_EVENTS = [

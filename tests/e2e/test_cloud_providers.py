@@ -13,6 +13,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from pi_app.ai.testing import text
 from tests.e2e.helpers import PI, run_pi
 
@@ -40,6 +42,7 @@ def test_import_and_version_do_not_load_cloud_sdks() -> None:
 
 
 def test_print_mode_reaches_bedrock_signed(llm_server, project, agent_dir) -> None:  # type: ignore[no-untyped-def]
+    pytest.importorskip("botocore")
     agent_dir.mkdir(parents=True, exist_ok=True)
     (agent_dir / "models.json").write_text(
         json.dumps({"providers": {"amazon-bedrock": {"baseUrl": llm_server.base_url}}}), encoding="utf-8"
@@ -63,3 +66,20 @@ def test_print_mode_reaches_bedrock_signed(llm_server, project, agent_dir) -> No
     assert "/us-west-2/bedrock/aws4_request" in request.headers["authorization"]
     assert request.body["messages"][0]["content"][0]["text"] == "hi"
     assert Path(PI).exists()
+
+
+def test_print_mode_reaches_vertex_with_the_api_key(llm_server, project, agent_dir) -> None:  # type: ignore[no-untyped-def]
+    agent_dir.mkdir(parents=True, exist_ok=True)
+    (agent_dir / "models.json").write_text(
+        json.dumps({"providers": {"google-vertex": {"baseUrl": llm_server.base_url}}}), encoding="utf-8"
+    )
+    llm_server.enqueue(text("Hello from Vertex."))
+    env = {"GOOGLE_CLOUD_API_KEY": "AIzaCli"}
+    result = run_pi(
+        "--no-session", "-p", "--model", "google-vertex/gemini-4-argon", "hi", cwd=project, env=env
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "Hello from Vertex.\n"
+    request = llm_server.requests[-1]
+    assert request.path == "/v1/publishers/google/models/gemini-4-argon:streamGenerateContent"
+    assert request.headers["x-goog-api-key"] == "AIzaCli"

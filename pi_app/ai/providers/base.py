@@ -20,6 +20,7 @@ ADAPTERS: dict[str, tuple[str, str]] = {
     "openai-codex-responses": ("pi_app.ai.api.openai_codex_responses", "openai_codex_responses_api"),
     "google-generative-ai": ("pi_app.ai.api.google_generative_ai", "google_generative_ai_api"),
     "bedrock-converse-stream": ("pi_app.ai.api.bedrock_converse_stream", "bedrock_converse_stream_api"),
+    "google-vertex": ("pi_app.ai.api.google_vertex", "google_vertex_api"),
 }
 
 
