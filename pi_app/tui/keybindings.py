@@ -157,6 +157,20 @@ ACTIONS: tuple[Action, ...] = (
     _a("app.models.reorderDown", None, "Move model down", "Models"),
 )
 ACTIONS_BY_ID: dict[str, Action] = {a.id: a for a in ACTIONS}
+
+TRANSCRIPT_SCROLL_ACTIONS: tuple[str, ...] = (
+    "tui.altScreen.pageUp",
+    "tui.altScreen.pageDown",
+    "tui.altScreen.halfPageUp",
+    "tui.altScreen.halfPageDown",
+    "tui.altScreen.lineUp",
+    "tui.altScreen.lineDown",
+    "tui.altScreen.previousPrompt",
+    "tui.altScreen.nextPrompt",
+    "tui.altScreen.top",
+    "tui.altScreen.bottom",
+)
+"""The transcript's scrolling and prompt jumps: the editor and the search bar both pass them on."""
 _ALIASES: dict[str, str] = {a.alias: a.id for a in ACTIONS if a.alias}
 _ALIASES.update(
     {  # this app's ids before it took 1.6.0's (files written for it keep working)

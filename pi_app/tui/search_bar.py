@@ -21,23 +21,10 @@ from textual import events
 from textual.widget import Widget
 
 from pi_app.tui.blocks.theme import fg
-from pi_app.tui.keybindings import display_key
+from pi_app.tui.keybindings import TRANSCRIPT_SCROLL_ACTIONS, display_key
 from pi_app.tui.keys import key_press
 
 BAR_WIDTH = 48
-
-SCROLL_ACTIONS = (
-    "tui.altScreen.pageUp",
-    "tui.altScreen.pageDown",
-    "tui.altScreen.halfPageUp",
-    "tui.altScreen.halfPageDown",
-    "tui.altScreen.lineUp",
-    "tui.altScreen.lineDown",
-    "tui.altScreen.previousPrompt",
-    "tui.altScreen.nextPrompt",
-    "tui.altScreen.top",
-    "tui.altScreen.bottom",
-)
 
 
 class SearchBar(Widget, can_focus=True):
@@ -58,6 +45,7 @@ class SearchBar(Widget, can_focus=True):
     # -- placement ------------------------------------------------------------------------------
 
     def on_mount(self) -> None:
+        self._transcript.search_listener = self.refresh
         self.place()
         self.screen.screen_layout_refresh_signal.subscribe(self, lambda _screen: self.place())
 
@@ -117,6 +105,14 @@ class SearchBar(Widget, can_focus=True):
 
     # -- keys -----------------------------------------------------------------------------------
 
+    def on_unmount(self) -> None:
+        try:
+            transcript = self._transcript
+        except Exception:  # the app is shutting down: nothing to detach from
+            return
+        if transcript.search_listener == self.refresh:
+            transcript.search_listener = None
+
     def set_query(self, query: str) -> None:
         self.query_text = query
         self._transcript.set_search(query)
@@ -143,7 +139,7 @@ class SearchBar(Widget, can_focus=True):
             self._transcript.search_step(-1)
         elif kb.matches(press, "tui.altScreen.search"):
             pass  # already open
-        elif (action := kb.first_match(press, SCROLL_ACTIONS)) is not None:
+        elif (action := kb.first_match(press, TRANSCRIPT_SCROLL_ACTIONS)) is not None:
             self.app.run_action_id(action)
         elif kb.matches(press, "tui.editor.deleteCharBackward"):
             if self.query_text:

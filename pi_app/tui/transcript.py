@@ -63,6 +63,10 @@ _CURRENT = Style(bold=True, reverse=True)
 
 FRAME_INTERVAL = 1 / 60
 """Streaming updates re-render at most once per this many seconds (R-TUI-05)."""
+SYNC_MEASURE_LIMIT = 50
+"""A search measures up to this many unmeasured blocks at once; more are measured in slices."""
+MEASURE_SLICE_S = 0.012
+"""How long one slice of that background measuring may take (keys and paints run between)."""
 
 
 class Transcript(ScrollView, can_focus=False):
@@ -117,6 +121,13 @@ class Transcript(ScrollView, can_focus=False):
         self._revision = 0
         """Bumped whenever a block is added, removed or changed (stale search matches)."""
         self._searched: tuple[int, int, int] | None = None
+        self._search_lines: dict[str, tuple[list[Strip], list[str], list[str]]] = {}
+        """Per block: the strips last searched, their text and their folded text."""
+        self._measure_timer: Timer | None = None
+        self._measure_cursor = 0
+        self._find_keep = False
+        self.search_listener: Any = None
+        """Called after the matches change (the search bar repaints its counter)."""
 
     # -- geometry -------------------------------------------------------------------------------
 
@@ -549,22 +560,27 @@ class Transcript(ScrollView, can_focus=False):
 
     def jump_prompt(self, direction: int) -> bool:
         """Scroll to the previous (-1) or next (1) user message; the next past the last one is the
-        end (following again). False when there is nowhere to go."""
-        self.measure_all()
+        end (following again). False when there is nowhere to go.
+
+        Works on block indices, so nothing above the view has to be measured: only blocks from
+        the top row down are ever measured, so a row keeps naming the same block."""
+        if not self.blocks:
+            return False
         self._reindex()
         top = int(self.scroll_offset.y)
-        rows = [self._starts[i] for i, block in enumerate(self.blocks) if isinstance(block, UserBlock)]
+        here = max(0, bisect_right(self._starts, top, 0, len(self.blocks)) - 1)
+        users = [i for i, block in enumerate(self.blocks) if isinstance(block, UserBlock)]
         if direction < 0:
-            earlier = [r for r in rows if r < top]
+            earlier = [i for i in users if i < here or (i == here and self._starts[i] < top)]
             if not earlier:
                 return False
             self._follow = False
-            self.scroll_to(y=earlier[-1], animate=False)
+            self.scroll_to(y=self._starts[earlier[-1]], animate=False)
             return True
-        later = [r for r in rows if r > top]
-        if later and later[0] <= self.max_scroll_y:
+        later = [i for i in users if i > here]
+        if later and self._starts[later[0]] <= self.max_scroll_y:
             self._follow = False
-            self.scroll_to(y=later[0], animate=False)
+            self.scroll_to(y=self._starts[later[0]], animate=False)
             return True
         if self._follow:
             return False
@@ -579,6 +595,10 @@ class Transcript(ScrollView, can_focus=False):
         if query is None:
             self.search = None
             self._searched = None
+            self._search_lines = {}
+            if self._measure_timer is not None:
+                self._measure_timer.stop()
+                self._measure_timer = None
             self.refresh()
             return None
         if self.search is None:
@@ -589,7 +609,7 @@ class Transcript(ScrollView, can_focus=False):
         return self.search
 
     def search_step(self, direction: int) -> None:
-        if self.search is None:
+        if self.search is None or self.search.pending:
             return
         if self._search_stale():
             self._find(keep_current=True)
@@ -600,11 +620,59 @@ class Transcript(ScrollView, can_focus=False):
     def _search_stale(self) -> bool:
         return self._searched != (self._revision, self._content_width(), self._theme.version)
 
+    def _unmeasured(self) -> int:
+        self._check_geometry()
+        return 0 if self._width <= 0 else self._exact.count(False)
+
+    def _measure_slice(self) -> None:
+        """Measure blocks for the search for one time slice, keeping the top row where it is."""
+        import time
+
+        self._measure_timer = None
+        if self.search is None:
+            return
+        self._check_geometry()
+        anchor = self._anchor()
+        deadline = time.perf_counter() + MEASURE_SLICE_S
+        n = len(self.blocks)
+        i = min(self._measure_cursor, n)
+        width = self._width
+        while i < n:  # at least one block per slice
+            if not self._exact[i]:
+                self._measure(i)
+            self._search_text(self.blocks[i], width)
+            i += 1
+            if time.perf_counter() >= deadline:
+                break
+        self._measure_cursor = i
+        self._reindex()
+        self._sync_virtual_size()
+        if anchor is not None:
+            index, fraction = anchor
+            height = self._heights[index]
+            self.set_scroll(None, self._starts[index] + min(int(fraction * height), max(0, height - 1)))
+        if i < n:
+            self._measure_timer = self.set_timer(0.001, self._measure_slice)
+            return
+        self.search.pending = False
+        self._find(keep_current=self._find_keep)
+        self._show_current()
+
     def _find(self, *, keep_current: bool) -> None:
         from pi_app.tui.transcript_search import find_matches
 
         search = self.search
         if search is None:
+            return
+        unmeasured = self._unmeasured()
+        if unmeasured > SYNC_MEASURE_LIMIT and self.is_mounted:
+            # a long transcript: measure it in slices so typing stays responsive, then search
+            self._find_keep = keep_current and search.current_match is not None
+            search.pending = True
+            if self._measure_timer is None:
+                self._measure_cursor = 0
+                self._measure_timer = self.set_timer(0.001, self._measure_slice)
+            self._notify_search()
             return
         self.measure_all()
         self._reindex()
@@ -613,8 +681,8 @@ class Transcript(ScrollView, can_focus=False):
         matches = []
         if search.query:
             for index, block in enumerate(self.blocks):
-                lines = [strip.text for strip in block.render(width, self._theme)]
-                matches.extend(find_matches(lines, search.query, self._starts[index]))
+                lines, folded = self._search_text(block, width)
+                matches.extend(find_matches(lines, search.query, self._starts[index], folded))
         if keep_current and previous is not None:
             search.set_matches(matches, previous.row)
         else:
@@ -622,6 +690,22 @@ class Transcript(ScrollView, can_focus=False):
             search.set_matches(matches, int(self.scroll_offset.y) + height - 1)
         self._searched = (self._revision, self._content_width(), self._theme.version)
         self.refresh()
+        self._notify_search()
+
+    def _search_text(self, block: Block, width: int) -> tuple[list[str], list[str]]:
+        """The block's rendered rows as text and folded, kept while its strips stay the same."""
+        from pi_app.tui.transcript_search import fold
+
+        strips = block.render(width, self._theme)
+        entry = self._search_lines.get(block.key)
+        if entry is None or entry[0] is not strips:
+            lines = [strip.text for strip in strips]
+            entry = self._search_lines[block.key] = (strips, lines, [fold(line) for line in lines])
+        return entry[1], entry[2]
+
+    def _notify_search(self) -> None:
+        if self.search_listener is not None:
+            self.search_listener()
 
     def _show_current(self) -> None:
         match = self.search.current_match if self.search is not None else None

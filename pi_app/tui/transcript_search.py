@@ -40,11 +40,12 @@ def fold(text: str) -> str:
     return "".join(out)
 
 
-def find_in_line(line: str, needle: str) -> list[tuple[int, int]]:
-    """Cell spans of the non-overlapping occurrences of the folded ``needle`` in ``line``."""
+def find_in_line(line: str, needle: str, folded: str | None = None) -> list[tuple[int, int]]:
+    """Cell spans of the non-overlapping occurrences of the folded ``needle`` in ``line``
+    (``folded``: ``fold(line)`` when the caller has it already)."""
     if not needle:
         return []
-    haystack = fold(line)
+    haystack = fold(line) if folded is None else folded
     spans: list[tuple[int, int]] = []
     index = haystack.find(needle)
     while index >= 0:
@@ -54,15 +55,20 @@ def find_in_line(line: str, needle: str) -> list[tuple[int, int]]:
     return spans
 
 
-def find_matches(lines: Sequence[str], query: str, first_row: int = 0) -> list[Match]:
+def find_matches(
+    lines: Sequence[str], query: str, first_row: int = 0, folded: Sequence[str] | None = None
+) -> list[Match]:
+    """Every match of ``query`` in ``lines`` (row ``first_row`` onward); ``folded`` are the lines
+    already folded (the transcript keeps them per block, so a keystroke does not fold them again)."""
     needle = fold(query)
     matches: list[Match] = []
     if not needle:
         return matches
-    for offset, line in enumerate(lines):
-        if len(line) < len(needle):
+    folded_lines = folded if folded is not None else [fold(line) for line in lines]
+    for offset, (line, haystack) in enumerate(zip(lines, folded_lines, strict=True)):
+        if needle not in haystack:
             continue
-        for start, end in find_in_line(line, needle):
+        for start, end in find_in_line(line, needle, haystack):
             matches.append(Match(first_row + offset, start, end))
     return matches
 
@@ -74,6 +80,8 @@ class SearchState:
     current: int = -1
     """Index into ``matches``; -1 when there is none."""
     _rows: list[int] = field(default_factory=list)
+    pending: bool = False
+    """True while a long transcript is still being measured for the search."""
 
     @property
     def current_match(self) -> Match | None:
@@ -102,6 +110,8 @@ class SearchState:
         """``3/10``, or ``No matches`` for a query that matches nothing (empty for no query)."""
         if not self.query:
             return ""
+        if self.pending:
+            return "searching…"
         if not self.matches:
             return "No matches"
         return f"{self.current + 1}/{len(self.matches)}"

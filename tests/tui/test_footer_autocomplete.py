@@ -138,12 +138,19 @@ def test_quoted_at_paths_for_names_with_spaces(tmp_path: Path) -> None:
     assert lines == ['see @"my notes.md" ']
 
 
-def test_select_list_model_filters_and_keeps_the_selection() -> None:
+def test_select_list_model_filters_to_the_best_match() -> None:
+    """Typing selects the best match, as pi 1.6.0's lists do (``/settings`` then ``hide`` is on
+    Hide thinking even if HTTP idle timeout matched the ``h`` first); clearing keeps the item."""
     model = SelectListModel([SelectItem(i, f"item {i}") for i in range(30)], max_visible=5)
     model.move(-1)
     assert model.selected == 29 and model.top == 25
     model.set_query("item 2")
-    assert model.current() is not None and model.current().value == 29
+    assert model.current() is not None and model.current().value == 2 and model.selected == 0
+    model.move(3)
+    kept = model.current()
+    model.set_query("")
+    assert model.current() == kept
+    model.set_query("item 2")
     for _ in range(len(model.filtered)):
         model.page(-1)
     assert model.selected == 0 and model.top == 0

@@ -157,3 +157,41 @@ async def test_prompt_jumps_and_half_pages(tmp_path: Path) -> None:
         await pilot.press("ctrl+end")
         await pilot.pause()
         assert transcript.following
+
+
+async def test_a_long_transcript_is_measured_in_slices_while_typing(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """Past SYNC_MEASURE_LIMIT unmeasured blocks the search says ``searching…``, measures in time
+    slices (the app keeps taking keys and painting), then shows every match."""
+    from textual.app import App, ComposeResult
+
+    from pi_app.ai.types import AssistantMessage, TextContent
+    from pi_app.tui import transcript as transcript_module
+    from pi_app.tui.transcript import Transcript
+
+    monkeypatch.setattr(transcript_module, "SYNC_MEASURE_LIMIT", 5)
+    monkeypatch.setattr(transcript_module, "MEASURE_SLICE_S", 0.0)  # one block per slice
+
+    class Host(App[None]):
+        def compose(self) -> ComposeResult:
+            yield Transcript()
+
+    app = Host()
+    async with app.run_test(size=(80, 20)) as pilot:
+        transcript = app.query_one(Transcript)
+        for i in range(40):
+            transcript.add_user(f"question {i}，好吗？")
+            transcript.end_assistant(
+                AssistantMessage(content=[TextContent(text=f"Answer {i} with a needle 😀")], timestamp=i)
+            )
+        await pilot.pause()
+        state = transcript.set_search("NEEDLE")
+        assert state is not None and state.pending and state.counter() == "searching…"
+        await wait_for(pilot, lambda: not state.pending)
+        assert len(state.matches) == 40 and state.counter() == "40/40"
+        rows = [m.row for m in state.matches]
+        assert rows == sorted(rows) and len(set(rows)) == 40
+        # every match row really shows the word (heights were exact when rows were counted)
+        transcript.scroll_to(y=0, animate=False)
+        await pilot.pause()
+        lines = transcript.plain_lines()
+        assert all("needle" in lines[row] for row in rows)

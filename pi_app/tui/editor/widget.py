@@ -42,7 +42,7 @@ from pi_app.tui.editor.autocomplete import AutocompleteItem, PiAutocomplete, Sug
 from pi_app.tui.editor.buffer import EditorBuffer
 from pi_app.tui.editor.cursor import publish_caret
 from pi_app.tui.editor.segments import truncate_cells
-from pi_app.tui.keybindings import Keybindings
+from pi_app.tui.keybindings import TRANSCRIPT_SCROLL_ACTIONS, Keybindings
 from pi_app.tui.keys import KeyPress, key_press
 
 FILE_DEBOUNCE_S = 0.05
@@ -64,17 +64,8 @@ APP_ACTIONS: tuple[str, ...] = (
     "app.session.tree",
     "app.session.fork",
     "app.session.resume",
-    "tui.altScreen.pageUp",
-    "tui.altScreen.pageDown",
-    "tui.altScreen.halfPageUp",
-    "tui.altScreen.halfPageDown",
-    "tui.altScreen.lineUp",
-    "tui.altScreen.lineDown",
-    "tui.altScreen.previousPrompt",
-    "tui.altScreen.nextPrompt",
+    *TRANSCRIPT_SCROLL_ACTIONS,
     "tui.altScreen.search",
-    "tui.altScreen.top",
-    "tui.altScreen.bottom",
     "app.debug",
 )
 """App actions the editor forwards, after interrupt/exit/pasteImage (R-KEY-05)."""

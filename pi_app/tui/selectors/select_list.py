@@ -59,9 +59,11 @@ class SelectListModel:
         self._refilter(keep)
 
     def set_query(self, query: str) -> None:
+        """Filter by ``query``; the best match is selected (as pi 1.6.0's lists do), or the
+        current item again when the query is cleared."""
         current = self.current()
         self.query = query
-        self._refilter(current.value if current else None)
+        self._refilter(None if query.strip() else (current.value if current else None))
 
     def _refilter(self, keep: Any = None) -> None:
         self.filtered = fuzzy_filter(
