@@ -151,6 +151,7 @@ async def navigate_tree(
 
     summary_text: str | None = None
     details: Any = None
+    usage: dict[str, Any] | None = None
     from_hook = False
     if hook_summary is not None:
         summary_text = str(hook_summary.get("summary") or "")
@@ -172,11 +173,14 @@ async def navigate_tree(
             raise NavigationError(result.error)
         summary_text = result.summary
         details = {"readFiles": result.read_files, "modifiedFiles": result.modified_files}
+        from pi_app.coding.compaction.run import summary_usage
+
+        usage = summary_usage(req.usage)
 
     new_leaf, editor_text = landing_for(target)
     summary_entry = None
     if summary_text is not None:
-        summary_id = session_manager.branch_with_summary(new_leaf, summary_text, details, from_hook)
+        summary_id = session_manager.branch_with_summary(new_leaf, summary_text, details, from_hook, usage)
         summary_entry = session_manager.get_entry(summary_id)
         if label:
             session_manager.append_label_change(summary_id, label)

@@ -56,6 +56,8 @@ async def test_branch_with_summary_on_an_assistant_message() -> None:
         entry.raw["parentId"] == ids[3] and entry.raw["fromId"] == ids[-1] and entry.raw["fromHook"] is False
     )
     assert entry.raw["details"] == {"readFiles": [], "modifiedFiles": []}
+    # pi 1.6.0: the summary's generation usage is on the entry (counted in the session totals)
+    assert entry.raw["usage"]["totalTokens"] > 0 and list(entry.raw)[-2:] == ["usage", "fromHook"]
     assert result.editor_text is None
     summarized = provider.calls[0].context.messages[0].content[0].text
     assert "e10" in summarized and "e1\n" not in summarized  # only the abandoned branch

@@ -56,6 +56,11 @@ def _failure_text(reason: str, message: str) -> str:
     )
 
 
+def summary_usage(usages: list[Usage]) -> dict[str, Any] | None:
+    """The summed usage of a summary's requests, camelCase as the session stores it (None: none)."""
+    return _sum_usage(usages)
+
+
 def _sum_usage(usages: list[Usage]) -> dict[str, Any] | None:
     if not usages:
         return None

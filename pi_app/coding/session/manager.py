@@ -657,7 +657,12 @@ class SessionManager:
         self._leaf_id = None
 
     def branch_with_summary(
-        self, from_id: str | None, summary: str, details: Any = None, from_hook: bool | None = None
+        self,
+        from_id: str | None,
+        summary: str,
+        details: Any = None,
+        from_hook: bool | None = None,
+        usage: dict[str, Any] | None = None,
     ) -> str:
         """Move the leaf to ``from_id`` (None: a new root) and append a ``branch_summary`` there.
 
@@ -670,6 +675,8 @@ class SessionManager:
         body: dict[str, Any] = {"fromId": abandoned if abandoned is not None else "root", "summary": summary}
         if details is not None:
             body["details"] = details
+        if usage is not None:  # what generating the summary cost (pi 1.6.0; counted in the totals)
+            body["usage"] = usage
         if from_hook is not None:
             body["fromHook"] = from_hook
         return self._append({"type": "branch_summary"}, body)
