@@ -241,10 +241,15 @@ async def test_settings_rows_apply_and_save_at_once(tmp_path: Path) -> None:
         await pilot.press(*"hide", "enter")
         await wait_for(pilot, lambda: app.settings.get_hide_thinking_block() is True)
         assert app.transcript.hide_thinking
-        await pilot.press(*["backspace"] * len("hide"), *"padding", "space")
+        await pilot.press(*["backspace"] * len("hide"), *"padding", "space")  # typed into the search (1.6.0)
+        await pilot.pause()
+        assert app.settings.get_editor_padding_x() == 0
+        await pilot.press("enter")
         await wait_for(pilot, lambda: app.settings.get_editor_padding_x() == 1)
         assert app.editor.padding_x == 1
-        await pilot.press("escape")  # the first Escape clears the search, the second closes
+        await pilot.press(*["backspace"] * len("padding "), "space")  # with no search, Space cycles
+        await wait_for(pilot, lambda: app.settings.get_editor_padding_x() == 2)
+        await pilot.press(*"x", "escape")  # the first Escape clears the search, the second closes
         assert app.screen.query("#settings-selector")
         await pilot.press("escape")
         await wait_for(pilot, lambda: app.editor.has_focus)

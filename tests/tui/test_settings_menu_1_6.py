@@ -102,7 +102,7 @@ async def test_each_new_row_cycles_1_6_values_and_takes_effect(tmp_path: Path) -
             assert s.get_default_project_trust() == "always"
             await _close(pilot, app)
 
-            await _open(pilot, app, "exit")
+            await _open(pilot, app, "exit output")  # a space inside the search is typed, as 1.6.0
             await pilot.press("enter")
             await pilot.pause()
             assert s.get_fullscreen_exit_output() == "resume-hint"

@@ -294,10 +294,11 @@ def next_value(values: list[Any], current: Any) -> Any:
 
 
 class SettingsList(SelectList):
-    """The settings list: Space cycles like Enter (the search ignores spaces)."""
+    """The settings list: Space cycles like Enter while the search is empty; after a letter it is
+    part of the search (``exit output``), as in pi 1.6.0."""
 
     def handle_key(self, press: KeyPress) -> None:
-        if press.key_id == "space":
+        if press.key_id == "space" and not self.model.query:
             item = self.model.current()
             if item is not None and self.on_select is not None:
                 self.on_select(item)
