@@ -330,6 +330,9 @@ async def build_session(
     cwd = os.path.abspath(options.cwd or os.getcwd())
     agent_dir = paths.agent_dir()
     settings = SettingsManager.create(cwd, agent_dir)
+    from pi_app.coding.http_proxy import apply_http_proxy_setting
+
+    apply_http_proxy_setting(settings)
     registry = ModelRegistry(AuthStorage(agent_dir / "auth.json"), agent_dir / "models.json")
     # Extensions load first so their providers are in the registry when --model is resolved
     # (spec 40 §2.8 steps 2-5).

@@ -160,6 +160,9 @@ async def create_agent_session(
         from pi_app.coding.settings import SettingsManager
 
         settings_manager = SettingsManager.create(cwd, agent_path)
+    from pi_app.coding.http_proxy import apply_http_proxy_setting
+
+    apply_http_proxy_setting(settings_manager)
     warnings.extend(getattr(settings_manager, "errors", []) or [])
 
     if model_registry is None:

@@ -108,6 +108,9 @@ def make_registry() -> Any:
     from pi_app.coding.models.registry import ModelRegistry
 
     agent_dir = paths.agent_dir()
+    from pi_app.coding.http_proxy import apply_http_proxy_from_agent_dir
+
+    apply_http_proxy_from_agent_dir(agent_dir)
     return ModelRegistry(AuthStorage(agent_dir / "auth.json"), agent_dir / "models.json")
 
 

@@ -94,6 +94,9 @@ async def list_models(search: str | None, options: Any = None) -> int:
     from pi_app.coding.models.registry import ModelRegistry
 
     agent_dir = paths.agent_dir()
+    from pi_app.coding.http_proxy import apply_http_proxy_from_agent_dir
+
+    apply_http_proxy_from_agent_dir(agent_dir)
     registry = ModelRegistry(AuthStorage(agent_dir / "auth.json"), agent_dir / "models.json")
     error = registry.get_error()
     if error:

@@ -1,0 +1,45 @@
+"""The ``httpProxy`` setting (pi 1.6.0): a proxy URL for every request pi makes.
+
+As 1.6.0 it is read from the agent directory's ``settings.json`` only (a project cannot route a
+user's keys through its own proxy) and applied as ``HTTP_PROXY`` and ``HTTPS_PROXY`` when those
+are not already set, so the environment wins. Every HTTP client pi builds (``new_http_client``:
+providers, OAuth, token refresh) takes its proxies from the environment, with ``NO_PROXY``
+honoured, as httpx does.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+
+def apply_http_proxy(value: Any) -> None:
+    proxy = value.strip() if isinstance(value, str) else ""
+    if not proxy:
+        return
+    for name in ("HTTP_PROXY", "HTTPS_PROXY"):
+        if not os.environ.get(name) and not os.environ.get(name.lower()):
+            os.environ[name] = proxy
+            os.environ.pop(name.lower(), None)  # an empty lower-case one would cancel it
+
+
+def apply_http_proxy_setting(settings: Any) -> None:
+    """From a ``SettingsManager``'s global (agent-directory) settings."""
+    try:
+        value = settings.get_global_settings().get("httpProxy")
+    except Exception:  # unreadable settings are reported elsewhere
+        return
+    apply_http_proxy(value)
+
+
+def apply_http_proxy_from_agent_dir(agent_dir: Any) -> None:
+    """For the commands that run without a session (``--list-models``, ``pi auth``)."""
+    import json
+    from pathlib import Path
+
+    try:
+        data = json.loads((Path(agent_dir) / "settings.json").read_text("utf-8"))
+    except (OSError, ValueError):
+        return
+    if isinstance(data, dict):
+        apply_http_proxy(data.get("httpProxy"))
