@@ -733,6 +733,10 @@ class AgentSession(SessionSwitchingMixin):
         return True
 
     def _latest_compaction_ms(self) -> int:
+        latest = getattr(self.session_manager, "latest_compaction", None)
+        if latest is not None:  # cached by the manager: this runs on every footer refresh
+            entry = latest()
+            return entry.timestamp_ms if isinstance(entry, CompactionEntry) else 0
         for entry in reversed(self.session_manager.get_branch()):
             if isinstance(entry, CompactionEntry):
                 return entry.timestamp_ms

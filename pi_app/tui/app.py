@@ -460,7 +460,8 @@ class PiApp(App[int], inherit_bindings=False):
         keep_startup_objects()
         self.run_worker(self.bridge.run, thread=True, group="agent", exit_on_error=False, name="agent")
         self._watch_git_head()
-        self.call_later(self._warm_up)
+        # the UI's warm-up waits for the session (``_session_ready``): both are Python work under
+        # one interpreter lock, and the session is what makes the app ready (issue 20)
 
     def _warm_up(self) -> None:
         """Load what the first frame could do without (the markdown parser, pygments, the slash
@@ -562,6 +563,7 @@ class PiApp(App[int], inherit_bindings=False):
         self.ext.bind()
         self._send_initial_messages()
         self.run_worker(self._fetch_models(), group="models", exit_on_error=False)
+        self.call_later(self._warm_up)
 
     def _show_whats_new(self, *, resumed: bool) -> None:
         """The changelog since the last seen version, once (R-FOOT-07); ``pi_app.tui.changelog``."""
@@ -747,7 +749,6 @@ class PiApp(App[int], inherit_bindings=False):
 
     def refresh_footer(self, *, usage: bool = True) -> None:
         """Recompute the footer (every event; the usage sums only when ``usage``)."""
-        from pi_app.tui.footer import sum_usage
 
         session = self.session
         if session is None:
@@ -762,7 +763,7 @@ class PiApp(App[int], inherit_bindings=False):
         state.save_error = getattr(session, "save_error", None)
         state.show_provider = len({m.provider for m in self.known_models}) > 1
         if usage:
-            state.usage = sum_usage(self._all_recorded_messages())
+            state.usage = self._usage_totals()
             registry = getattr(session, "model_registry", None)
             try:
                 state.subscription = bool(
@@ -783,16 +784,35 @@ class PiApp(App[int], inherit_bindings=False):
         self.footer.repaint()
         self.editor.set_border_token(self.thinking_border_token())
 
-    def _all_recorded_messages(self) -> list[Any]:
-        """Every message in the session file, all branches (the footer's totals; R-FOOT-02)."""
+    def _usage_totals(self) -> Any:
+        """The footer's totals over every recorded message, summed incrementally: the session
+        file only grows, so after the first refresh only the entries added since are read (this
+        ran over the whole history on every event; issue 20)."""
+        import copy
+
+        from pi_app.tui.footer import sum_usage
+
         manager = getattr(self.session, "session_manager", None)
         try:
             entries = manager.get_entries() if manager is not None else None
         except Exception:
             entries = None
         if entries is None:
-            return list(self.session.messages)
-        return [entry.message for entry in entries if getattr(entry, "message", None) is not None]
+            return sum_usage(list(self.session.messages))
+        cached = getattr(self, "_usage_cache", None)
+        if (
+            cached is not None
+            and cached[0] is manager
+            and cached[1] <= len(entries)
+            and (cached[1] == 0 or entries[cached[1] - 1] is cached[2])
+        ):
+            start, total = cached[1], copy.copy(cached[3])
+        else:
+            start, total = 0, None
+        added = [e.message for e in entries[start:] if getattr(e, "message", None) is not None]
+        total = sum_usage(added, total)
+        self._usage_cache = (manager, len(entries), entries[-1] if entries else None, copy.copy(total))
+        return total
 
     def thinking_border_token(self) -> str:
         session = self.session

@@ -95,8 +95,9 @@ class Usage:
     cost: float = 0.0
 
 
-def sum_usage(messages: list[Any]) -> Usage:
-    total = Usage()
+def sum_usage(messages: list[Any], total: Usage | None = None) -> Usage:
+    """The totals of ``messages`` (added to ``total`` when given, which is changed in place)."""
+    total = total if total is not None else Usage()
     for message in messages:
         if getattr(message, "role", None) != "assistant":
             continue

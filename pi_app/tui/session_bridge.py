@@ -97,8 +97,10 @@ class SessionBridge:
         self.created = created
         self.session = created.session
         self.session.subscribe(lambda event: self._post(SessionEvent(event)))
-        self._warm_up()
         self._post(SessionReady(created))
+        # after the app has the session (model in the footer, prompts accepted): the tokenizer
+        # would otherwise delay that by its load time (issue 20)
+        self._warm_up()
 
     @staticmethod
     def _warm_up() -> None:

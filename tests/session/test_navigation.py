@@ -129,3 +129,26 @@ async def test_aborted_summary_changes_nothing() -> None:
     controller.abort()
     result = await asyncio.wait_for(task, 5)
     assert result.cancelled and result.aborted and sm.get_leaf_id() == leaf and len(sm.get_entries()) == 10
+
+
+def test_latest_compaction_follows_the_branch_and_new_entries() -> None:
+    """Issue 20: the footer and the compaction check ask for the newest compaction on the branch
+    on every refresh; the answer is cached, so it must change when the branch or entries do."""
+    from pi_app.coding.session import SessionManager
+    from tests.session.helpers import assistant, user
+
+    sm = SessionManager("/home/user/project", None, persist=False)
+    sm.append_message(user("one"))
+    before = sm.append_message(assistant("first answer"))
+    assert sm.latest_compaction() is None
+    kept = sm.append_message(user("two"))
+    sm.append_message(assistant("second answer"))
+    first = sm.append_compaction("summary 1", kept, 1000)
+    assert sm.latest_compaction().id == first
+    sm.append_message(user("three"))
+    second = sm.append_compaction("summary 2", kept, 2000)
+    assert sm.latest_compaction().id == second
+    sm.branch(before)  # back before either compaction
+    assert sm.latest_compaction() is None
+    sm.branch(first)
+    assert sm.latest_compaction().id == first

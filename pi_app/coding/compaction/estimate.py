@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+import threading
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -22,16 +23,23 @@ _encoding: Any = None
 _encoding_loaded = False
 
 
+_encoding_lock = threading.Lock()
+
+
 def _load_encoding() -> Any:
+    """The encoding, loaded once; a second thread asking meanwhile waits for it (the app loads it
+    on the agent thread while the UI may already estimate)."""
     global _encoding, _encoding_loaded
     if not _encoding_loaded:
-        _encoding_loaded = True
-        try:
-            import tiktoken
+        with _encoding_lock:
+            if not _encoding_loaded:
+                try:
+                    import tiktoken
 
-            _encoding = tiktoken.get_encoding(OFFLINE_ENCODING)
-        except Exception:  # missing package, missing data file: fall back to chars/4
-            _encoding = None
+                    _encoding = tiktoken.get_encoding(OFFLINE_ENCODING)
+                except Exception:  # missing package, missing data file: fall back to chars/4
+                    _encoding = None
+                _encoding_loaded = True
     return _encoding
 
 

@@ -145,6 +145,7 @@ class SessionManager:
         self._items: list[FileItem] = []
         self._header: SessionHeader = build_header("", "", cwd)
         self._entries: list[SessionEntry] = []
+        self._compaction_cache: tuple[tuple[Any, ...], SessionEntry | None] | None = None
         self._by_id: dict[str, SessionEntry] = {}
         self._children: dict[str | None, list[SessionEntry]] | None = None
         self._labels: dict[str, str] = {}
@@ -533,6 +534,26 @@ class SessionManager:
 
     def get_leaf_id(self) -> str | None:
         return self._leaf_id
+
+    def latest_compaction(self) -> SessionEntry | None:
+        """The newest compaction entry on the current branch, or None.
+
+        Asked on every footer refresh and before every turn; walking the branch each time cost
+        time growing with the session (issue 20), so the answer is kept until an entry is added
+        or the leaf moves."""
+        from pi_app.coding.session.format import CompactionEntry
+
+        key = (self._leaf_id, len(self._entries), id(self._entries))
+        cached = self._compaction_cache
+        if cached is not None and cached[0] == key:
+            return cached[1]
+        found = None
+        for entry in reversed(self.get_branch()):
+            if isinstance(entry, CompactionEntry):
+                found = entry
+                break
+        self._compaction_cache = (key, found)
+        return found
 
     def get_leaf_entry(self) -> SessionEntry | None:
         return self._by_id.get(self._leaf_id) if self._leaf_id else None
