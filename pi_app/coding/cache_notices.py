@@ -7,7 +7,9 @@ request could have read from the cache; whatever of it the current reply did not
 cache (``cacheRead``) was billed again. The reason is named only when it is observable: a different
 model than the previous reply, or more than the cache lifetime (5 minutes) between the two.
 ``notice_text`` returns the line only for a significant miss (20,000 tokens or $0.10, as 1.6.0),
-else None. Pure functions over L1 messages; the app shows the line.
+else None. ``summary_cost_text`` says what generating a compaction or branch summary cost (the
+``usage`` the entry records), which 1.6.0 also shows under this setting. Pure functions; the app
+shows the lines.
 """
 
 from __future__ import annotations
@@ -71,3 +73,16 @@ def notice_text(miss: CacheMiss | None) -> str | None:
     else:
         reason = ""
     return f"Cache miss{reason}: {_tokens(miss.missed_tokens)} prompt tokens billed again{cost}"
+
+
+def summary_cost_text(label: str, usage: Any) -> str | None:
+    """``Compaction: 12k tokens billed (~$0.05)`` for an entry's camelCase ``usage`` dict."""
+    if not isinstance(usage, dict):
+        return None
+    tokens = sum(int(usage.get(key) or 0) for key in ("input", "output", "cacheRead", "cacheWrite"))
+    if tokens <= 0:
+        return None
+    cost = usage.get("cost") if isinstance(usage.get("cost"), dict) else {}
+    total = float(cost.get("total") or 0)
+    price = f" (~${total:.2f})" if total >= 0.01 else ""
+    return f"{label}: {_tokens(tokens)} tokens billed{price}"

@@ -836,6 +836,25 @@ class PiApp(App[int], inherit_bindings=False):
             prefix = "Context overflow detected, " if reason == "overflow" else ""
             self.status_line.show(f"{prefix}Auto-compacting... ({interrupt} to cancel)")
 
+    def show_summary_cost(self, label: str, usage: Any) -> None:
+        """``showCacheMissNotices`` (pi 1.6.0) also says what a compaction or branch summary cost."""
+        wanted = getattr(self.settings, "get_show_cache_miss_notices", None)
+        if wanted is None or not wanted():
+            return
+        from pi_app.coding.cache_notices import summary_cost_text
+
+        text = summary_cost_text(label, usage)
+        if text:
+            self.show_warning(text)
+
+    def _latest_compaction_usage(self) -> Any:
+        manager = getattr(self.session, "session_manager", None)
+        entries = manager.get_entries() if manager is not None else []
+        for entry in reversed(entries[-50:]):
+            if entry.type == "compaction":
+                return entry.raw.get("usage")
+        return None
+
     def compaction_ended(self, event: Any) -> None:
         self._compacting = None
         self.compactions_ended += 1
@@ -862,6 +881,8 @@ class PiApp(App[int], inherit_bindings=False):
             )
         elif event.error_message:
             self.show_error(event.error_message)
+        if event.result is not None and not event.aborted:
+            self.show_summary_cost("Compaction", self._latest_compaction_usage())
         self.flush_local_queue(will_retry=bool(getattr(event, "will_retry", False)))
 
     def flush_local_queue(self, *, will_retry: bool = False) -> None:

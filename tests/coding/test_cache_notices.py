@@ -36,3 +36,14 @@ def test_the_reason_is_named_when_it_is_observable() -> None:
 def test_small_misses_and_shorter_prompts_are_quiet() -> None:
     assert notice_text(detect_cache_miss(_reply(100, 5000, 0), _reply(5200, 0, 1), MODEL)) is None
     assert detect_cache_miss(_reply(1000, 50_000, 0), _reply(3000, 0, 1), MODEL) is None  # compacted
+
+
+def test_summary_cost_lines() -> None:
+    from pi_app.coding.cache_notices import summary_cost_text
+
+    usage = {"input": 12_000, "output": 800, "cacheRead": 0, "cacheWrite": 0, "cost": {"total": 0.05}}
+    assert summary_cost_text("Compaction", usage) == "Compaction: 13k tokens billed (~$0.05)"
+    assert (
+        summary_cost_text("Branch summary", {"input": 10, "output": 5}) == "Branch summary: 15 tokens billed"
+    )
+    assert summary_cost_text("Compaction", None) is None

@@ -121,3 +121,18 @@ def test_the_file_survives_a_rewrite_line_for_line(tmp_path: Path) -> None:
     manager = SessionManager.open(str(path))
     assert len(manager.get_entries()) == 16
     assert path.read_text() == FIXTURE.read_text()
+
+
+def test_the_tree_hides_usage_by_default_and_names_context_edits() -> None:
+    from pi_app.coding.session.tree_filter import raw_entry_class
+    from pi_app.tui.selectors.tree_model import entry_segments
+
+    entries = {e.id: e.raw for e in _entries()}
+    assert raw_entry_class(entries["u0000001"]) == "hidden"  # as 1.6.0, usage stays out of the tree
+    assert raw_entry_class(entries["e0000003"]) == "other"
+    assert "".join(text for text, _ in entry_segments(entries["e0000003"], {})) == (
+        "[context edit drops m0000001]"
+    )
+    assert "".join(text for text, _ in entry_segments(entries["e0000001"], {})).startswith(
+        "[context edit rewrites"
+    )

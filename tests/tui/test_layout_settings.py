@@ -41,3 +41,23 @@ def test_code_block_indent_prefixes_every_code_line() -> None:
     assert custom[1:3] == ["| print(1)", "| print(2)"]
     layout.configure(code_block_indent="")
     assert [_text(s) for s in render_markdown_strips(text, 40, theme)][1] == "print(1)"
+
+
+async def test_show_cache_miss_notices_warns_in_the_transcript(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from pi_app.ai.testing import text, usage
+    from tests.tui.helpers import wait_for
+    from tests.tui.test_app_flows import make_app, notes, started
+
+    script = [
+        [text("first"), usage(input=1000, cache_read=50_000)],
+        [text("second"), usage(input=52_000, cache_read=0)],
+    ]
+    for enabled in (True, False):
+        app, _ = make_app(tmp_path, script, settings={"showCacheMissNotices": enabled})
+        async with app.run_test(size=(100, 30)) as pilot:
+            await started(pilot, app)
+            for prompt, answer in (("one", "first"), ("two", "second")):
+                await pilot.press(*prompt, "enter")
+                await wait_for(pilot, lambda answer=answer: answer in notes(app))
+            await pilot.pause(0.2)
+            assert ("Cache miss: 51k prompt tokens billed again" in notes(app)) is enabled

@@ -2,7 +2,8 @@
 
 Both functions read the entry's raw dict only, so filtering a 20,000-entry tree never decodes a
 message into dataclasses. Besides the kinds the spec lists, ``default`` and ``no-tools`` also hide
-``session_info`` entries, as pi 0.73.1 does (they are bookkeeping, like model changes).
+``session_info`` entries, as pi 0.73.1 does (they are bookkeeping, like model changes), and pi
+1.6.0's ``usage`` entries (cache warming and the like), which 1.6.0 keeps out of its tree.
 
 Searchable text is the label, the entry's kind words (``user``, ``assistant``, ``branch summary``,
 ``model``, …) and its text, so ``user deploy`` finds user messages that mention deploy.
@@ -16,7 +17,9 @@ from typing import Any
 from pi_app.coding.session.format import SessionEntry
 
 TREE_FILTER_MODES = ("default", "no-tools", "user-only", "labeled-only", "all")
-_HIDDEN_BY_DEFAULT = frozenset({"label", "custom", "model_change", "thinking_level_change", "session_info"})
+_HIDDEN_BY_DEFAULT = frozenset(
+    {"label", "custom", "model_change", "thinking_level_change", "session_info", "usage"}
+)
 
 
 def content_text(content: Any) -> str:

@@ -219,6 +219,9 @@ async def _navigate(app: Any, target: str, summarize: bool, instructions: str | 
     rebuild_after_move(app)
     _set_editor_text(app, result.editor_text, only_if_empty=True)
     app.show_status("Navigated to selected point")
+    summary = getattr(result, "summary_entry", None)
+    if summary is not None and hasattr(app, "show_summary_cost"):
+        app.show_summary_cost("Branch summary", summary.raw.get("usage"))
     await offer_file_restore(app, result.old_leaf_id, result.new_leaf_id, request, keys_of(app))
     return True
 

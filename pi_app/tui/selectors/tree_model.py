@@ -178,6 +178,11 @@ def entry_segments(raw: dict[str, Any], tool_calls: dict[str, dict[str, Any]]) -
         return ((f"[label: {raw.get('label') or '(cleared)'}]", "dim"),)
     if kind == "session_info":
         return ((f"[title: {raw.get('name') or 'empty'}]", "dim"),)
+    if kind == "context_edit":  # pi 1.6.0: an edit of what an earlier entry contributes
+        what = "drops" if raw.get("replacement") is None else "rewrites"
+        return ((f"[context edit {what} {raw.get('targetId', '')}]", "dim"),)
+    if kind == "usage":
+        return ((f"[usage: {raw.get('kind') or 'other'}]", "dim"),)
     return ((f"[{kind}]", "dim"),)
 
 
