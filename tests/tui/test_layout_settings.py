@@ -58,6 +58,6 @@ async def test_show_cache_miss_notices_warns_in_the_transcript(tmp_path) -> None
             await started(pilot, app)
             for prompt, answer in (("one", "first"), ("two", "second")):
                 await pilot.press(*prompt, "enter")
-                await wait_for(pilot, lambda answer=answer: answer in notes(app))
+                await wait_for(pilot, lambda answer=answer, app=app: answer in notes(app))
             await pilot.pause(0.2)
             assert ("Cache miss: 51k prompt tokens billed again" in notes(app)) is enabled
