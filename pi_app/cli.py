@@ -36,6 +36,8 @@ from pi_app import __version__
 
 if TYPE_CHECKING:  # the fast paths (--version, --help) import nothing else
     import argparse
+    from collections.abc import Coroutine
+    from types import FrameType
 
     from pi_app.coding.launch import LaunchOptions
 
@@ -448,12 +450,12 @@ def run(args: LaunchOptions) -> int:
             if args.mode == "acp":
                 from pi_app.modes.acp.agent import run_acp_mode
 
-                return asyncio.run(run_acp_mode(args))
+                return asyncio.run(_with_interrupt_deadline(run_acp_mode(args)))
             if args.mode == "rpc":
                 from pi_app.modes.rpc.server import run_rpc_mode
 
-                return asyncio.run(run_rpc_mode(args))
-            return asyncio.run(_run_headless(args))
+                return asyncio.run(_with_interrupt_deadline(run_rpc_mode(args)))
+            return asyncio.run(_with_interrupt_deadline(_run_headless(args)))
         except Exception as exc:  # a bug, not bad input: one line instead of a traceback
             from pi_app.modes.console import report_unexpected_error
 
@@ -472,6 +474,43 @@ def run(args: LaunchOptions) -> int:
     from pi_app.tui.app import run_interactive
 
     return run_interactive(args)
+
+
+INTERRUPT_DEADLINE_S = 3.0
+"""How long a headless run may take to wind down after Ctrl+C (SIGINT) before it is ended."""
+
+
+async def _with_interrupt_deadline(run: Coroutine[object, object, int]) -> int:
+    """Run a headless mode with a deadline on Ctrl+C.
+
+    SIGINT goes on doing what ``asyncio.run`` makes of it (the run is cancelled, the session keeps
+    what it has, pi ends by the signal); the handler asyncio installed is chained, not replaced, and
+    the first SIGINT also starts a timer: a process still alive ``INTERRUPT_DEADLINE_S`` later kills
+    the bash tool's groups and exits 130. Winding down once waited on a stalled server under heavy
+    load (issue 19 item 7's test, not reproduced since); the prompt is on disk by then.
+    """
+    import signal
+    import threading
+
+    asyncio_handler = signal.getsignal(signal.SIGINT)
+    if threading.current_thread() is threading.main_thread() and callable(asyncio_handler):
+        armed: list[threading.Timer] = []
+
+        def give_up() -> None:
+            shell = sys.modules.get("pi_app.coding.tools.shell")
+            if shell is not None:
+                shell.kill_tracked_process_groups()
+            os._exit(130)
+
+        def on_interrupt(signum: int, frame: FrameType | None) -> None:
+            if not armed:
+                armed.append(threading.Timer(INTERRUPT_DEADLINE_S, give_up))
+                armed[0].daemon = True
+                armed[0].start()
+            asyncio_handler(signum, frame)
+
+        signal.signal(signal.SIGINT, on_interrupt)
+    return await run
 
 
 def _die_of_signal(signum: int, fallback_status: int = 1) -> int:
