@@ -182,3 +182,41 @@ def test_the_start_up_probe_leaves_the_pane_title_alone(clean_pi: CleanPi) -> No
     clean_pi.tmux.settle()
     title = clean_pi.tmux.display("#{pane_title}")
     assert "Gi=" not in title and title == before
+
+
+def test_search_prompt_jumps_and_drawings_in_tmux(clean_pi: CleanPi) -> None:
+    """Issue 17 features as a tmux user meets them: Ctrl+Shift+F opens the search bar, a CJK query
+    counts its matches, Enter and Shift+Enter move between them, Escape closes it; Ctrl+Shift+Up
+    brings an earlier prompt to the top; a mermaid block is drawn and math is in Unicode."""
+    from pi_app.ai.testing import text
+
+    server, tmux = clean_pi.server, clean_pi.tmux
+    answer = "Step one，針 here 😀.\n\n" + "\n\n".join(f"Filler {i}." for i in range(60))
+    server.enqueue(text(answer, chunks=4))
+    drawing = "```mermaid\ngraph TD\n    A[Start] --> B[Done]\n```\n\nMath $E = mc^2$ OMEGA."
+    server.enqueue(text(drawing, chunks=2))
+    clean_pi.start()
+    tmux.type(f"FIRST {MIXED}")
+    tmux.send_keys("Enter")
+    tmux.wait_for(lambda s: "Filler 59." in s)
+    tmux.type("针 second")
+    tmux.send_keys("Enter")
+    screen = tmux.wait_for(lambda s: "OMEGA" in s)
+    assert "E = mc²" in screen and "┌" in screen and "graph TD" not in screen
+    tmux.send_keys("C-S-f")
+    tmux.wait_for(lambda s: "↓ Enter" in s)
+    tmux.type("针")
+    tmux.wait_for(lambda s: "1/1" in s)  # the traditional 針 of the answer is another character
+    tmux.send_keys("BSpace")
+    tmux.type("，")
+    tmux.wait_for(lambda s: "2/2" in s)  # the first prompt's and the answer's CJK commas
+    tmux.send_keys("Enter")
+    tmux.wait_for(lambda s: "1/2" in s)
+    tmux.send_keys("S-Enter")
+    tmux.wait_for(lambda s: "2/2" in s)
+    tmux.send_keys("Escape")
+    tmux.wait_for(lambda s: "↓ Enter" not in s)
+    tmux.send_keys("C-End")
+    tmux.send_keys("C-S-Up", "C-S-Up")
+    screen = tmux.wait_for(lambda s: "FIRST" in "\n".join(s.split("\n")[:4]))  # the first prompt on top
+    assert "OMEGA" not in screen
