@@ -199,6 +199,7 @@ class AgentSession(SessionSwitchingMixin):
         self.checkpoints: CheckpointRecorder | None = None  # set by create_agent_session
         self.mcp: Any = None  # pi_app.coding.mcp.McpManager when MCP servers are configured
         self.mcp_disabled = False  # --no-mcp: extensions cannot add servers either
+        self.mcp_output: list[Callable[[str], None]] = []  # where /mcp's text goes (print, RPC)
         # shells' say on each tool call (ACP's permission requests), asked after extension hooks
         self._tool_gates: list[ToolGate] = []
         self._extension_tool_hook: ToolGate | None = agent.before_tool_call
@@ -487,6 +488,16 @@ class AgentSession(SessionSwitchingMixin):
         commands, ``input`` handlers and skill/template expansion, and ``before_agent_start``
         may add messages and change this run's system prompt (spec 40 §2.8).
         """
+        if self.mcp_output and not self.mcp_disabled:
+            from pi_app.coding.mcp.text_command import is_mcp_command, run_text_command
+
+            if is_mcp_command(text):  # /mcp outside the app (issue 22): never a prompt for the model
+                if on_accepted is not None:
+                    on_accepted("handled")
+                output = await run_text_command(self, text)
+                for listener in list(self.mcp_output):
+                    listener(output)
+                return
         binding = self.extension_runner if hasattr(self.extension_runner, "prepare_prompt") else None
         injected: list[Any] = []
         if binding is not None:

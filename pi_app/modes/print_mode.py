@@ -39,6 +39,9 @@ async def run_print_mode(
         sys.stderr.write("Error: no prompt given (pass a message, @file, or pipe text on stdin)\n")
         return 2
     outcome = _RunOutcome()
+    mcp_output = getattr(session, "mcp_output", None)
+    if mcp_output is not None:  # /mcp prints the servers' status (issue 22)
+        mcp_output.append(lambda line: out.write(line + "\n"))
     unsubscribe = session.subscribe(outcome.on_event)
     try:
         await run_prompts(session, first_text, images, more)

@@ -126,3 +126,18 @@ def _alive(pid: int) -> bool:
     except OSError:
         return False
     return stat[stat.rfind(")") + 2] != "Z"
+
+
+def test_slash_mcp_in_print_mode_prints_the_status_and_never_reaches_the_model(
+    llm_server: FakeLLMServer, agent_dir: Path, project: Path
+) -> None:
+    write_models_json(agent_dir, llm_server.base_url)
+    write_mcp_json(
+        agent_dir,
+        {"time": stdio_entry(time_command(), exposure="deferred"), "off": {"command": "x", "enabled": False}},
+    )
+    result = run_pi(*ARGS, "/mcp", cwd=project, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert "time: connected, 2 tools (deferred, global)" in result.stdout
+    assert "off: disabled (codemode, global)" in result.stdout
+    assert llm_server.requests == []

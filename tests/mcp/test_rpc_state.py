@@ -50,3 +50,29 @@ def test_get_state_lists_servers_and_their_state(
     finally:
         proc.stdin.close()
         proc.wait(timeout=10)
+
+
+def test_slash_mcp_over_rpc_is_handled_and_answers_with_a_notify(
+    llm_server: FakeLLMServer, agent_dir: Path, project: Path
+) -> None:
+    write_models_json(agent_dir, llm_server.base_url)
+    write_mcp_json(agent_dir, {"time": stdio_entry(time_command(), exposure="direct")})
+    proc = subprocess.Popen(
+        [PI, "--mode", "rpc", "--provider", "fake", "--model", "fake-model", "--no-session"],
+        cwd=project, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    assert proc.stdin is not None and proc.stdout is not None
+    try:
+        proc.stdin.write(json.dumps({"type": "prompt", "message": "/mcp", "id": "m"}) + "\n")
+        proc.stdin.flush()
+        seen: list[dict] = []
+        while not any(line.get("method") == "notify" for line in seen):
+            seen.append(json.loads(proc.stdout.readline()))
+        response = next(line for line in seen if line.get("type") == "response")
+        assert response["data"]["disposition"] == "handled"
+        notify = next(line for line in seen if line.get("method") == "notify")
+        assert "time: connected, 2 tools (direct, global)" in notify["message"]
+        assert llm_server.requests == []
+    finally:
+        proc.stdin.close()
+        proc.wait(timeout=10)

@@ -659,6 +659,7 @@ async def run_rpc_mode(options: Any) -> int:
     session = created.session
     server = RpcServer(session, writer)
     _bind_extensions(session, server)
+    session.mcp_output.append(RpcUIContext(server.send).notify)  # /mcp's text (issue 22)
 
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
