@@ -78,3 +78,22 @@ async def test_after_picking_a_theme_the_settings_list_stays_on_the_theme_row(tm
         assert app.themes.current.name == "light"
         back = selector(app, "settings-selector")
         assert back.model.selected == row > 0 and back.model.current().value == "theme"
+
+
+async def test_the_theme_list_offers_system_which_follows_the_background_and_is_saved(tmp_path: Path) -> None:
+    app, _ = make_app(tmp_path, settings={"theme": "light"})
+    async with app.run_test(size=(90, 40)) as pilot:
+        await started(pilot, app)
+        await pilot.press(*"/settings", "enter")
+        await wait_for(pilot, lambda: bool(app.screen.query("#settings-selector")))
+        settings = selector(app, "settings-selector")
+        while settings.model.current().value != "theme":
+            await pilot.press("down")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: bool(app.screen.query("#theme-selector")))
+        themes = selector(app, "theme-selector")
+        themes.model.select_value("system")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: bool(app.screen.query("#settings-selector")))
+        assert app.themes.current.name == "dark"  # the test terminal reports no light background
+        assert app.settings.get_theme() == "system"

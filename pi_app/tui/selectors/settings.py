@@ -371,7 +371,7 @@ def open_theme_list(app: Any, back: Callable[[], None] | None = None) -> None:
         app.apply_theme(original)
         (back or app.restore_editor)()
 
-    names = app.themes.names()
+    names = [*app.themes.names(), "system"]  # pi 1.6.0's system: follows the terminal's background
     selector = SelectList(
         [SelectItem(name, name, marker="✓ " if name == original.name else "  ") for name in names],
         title="Theme",
