@@ -240,8 +240,9 @@ def test_app_mermaid_diagram(snap_compare) -> None:
 
 def test_app_math(snap_compare) -> None:
     """Math in Unicode: ``E = mc²``, ``α + β ≤ √x₁²``, ``ℝⁿ → ℝ`` inline, ``$5 and $10`` left as
-    text, the display formula ``∑ᵢ₌₁ⁿ i = n(n+1)/2`` on its own line two columns in, and the
-    matrix (which cannot be drawn) as its ``$…$`` source."""
+    text; the display formula two columns in over three rows: ``n`` above ``∑`` above ``i=1``, then
+    ``i =`` and ``n(n+1)`` over a ``──────`` rule over ``2``; the matrix (which cannot be drawn) as
+    its ``$…$`` source."""
     assert snap_compare(
         app_with(_reply("math please", MATH_REPLY)), terminal_size=(100, 20), run_before=wait_ready
     )

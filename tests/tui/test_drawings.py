@@ -38,6 +38,22 @@ def test_latex_to_unicode(source: str, expected: str) -> None:
 
 
 @pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        (r"\frac{a+b}{2}", ["a+b", "───", " 2"]),
+        (r"\lim_{h \to 0} \frac{1}{h}", ["      1", " lim  ─", "h → 0 h"]),
+        (r"\frac{a}{b}\frac{c}{d}", ["a c", "─ ─", "b d"]),
+        (r"E = mc^2", ["E = mc²"]),
+        (r"x^{\frac{1}{2}}", ["x^(1/2)"]),
+    ],
+)
+def test_display_formulas_stack_fractions_and_limits(source: str, expected: list[str]) -> None:
+    from pi_app.tui.blocks.math_text import latex_to_lines
+
+    assert latex_to_lines(source) == expected
+
+
+@pytest.mark.parametrize(
     "source", [r"\frac{a}{b", r"\begin{pmatrix}1&2\end{pmatrix}", r"\unknownmacro{x}", "x^", "", "a & b"]
 )
 def test_what_cannot_be_drawn_is_none(source: str) -> None:
@@ -51,7 +67,13 @@ def test_markdown_draws_mermaid_and_math_and_keeps_dollar_amounts() -> None:
     assert any("开始，准备" in line and "│" in line for line in lines)  # a box around the CJK label
     assert "▼" in joined
     assert "Inline E = mc² and x₁², but $5 and $10 stay." in joined
-    assert "  ∑ᵢ₌₁ⁿ i = n(n+1)/2" in lines
+    at = lines.index("   n      n(n+1)")  # a display formula: limits and the fraction stacked
+    assert lines[at + 1 : at + 3] == ["   ∑  i = ──────", "  i=1       2"]
+    narrow = [
+        s.text.rstrip()
+        for s in render_markdown_strips("$$\\sum_{i=1}^{n} i = \\frac{n(n+1)}{2}$$", 12, FALLBACK_DARK)
+    ]
+    assert "".join(narrow).replace(" ", "") == "∑ᵢ₌₁ⁿi=n(n+1)/2"  # too narrow to stack: one line, wrapped
     source = "\n".join(
         s.text.rstrip() for s in render_markdown_strips(REPLY, 90, FALLBACK_DARK, drawings=SOURCE_ONLY)
     )

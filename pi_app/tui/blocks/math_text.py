@@ -19,6 +19,8 @@ import re
 from functools import lru_cache
 from typing import Any
 
+from rich.cells import cell_len
+
 SUPERSCRIPTS = dict(
     zip(
         "0123456789+-−=()niabcdefghjklmoprstuvwxyzABDEGHIJKLMNOPRTUVW",
@@ -110,29 +112,40 @@ def _grouped(text: str) -> str:
     return f"({stripped})" if _several_terms(stripped) else stripped
 
 
+def _tokens(nodes: list[Any]) -> list[Any]:
+    """The nodes with each character of a text run on its own (a ``str``), comments dropped."""
+    out: list[Any] = []
+    for node in nodes or []:
+        kind = type(node).__name__
+        if kind == "LatexCharsNode":
+            out.extend(node.chars)
+        elif kind != "LatexCommentNode":
+            out.append(node)
+    return out
+
+
 class _Converter:
     def nodes(self, nodes: list[Any]) -> str:
+        return self.tokens(_tokens(nodes))
+
+    def tokens(self, tokens: list[Any]) -> str:
         out: list[str] = []
         pending: str | None = None  # "^" or "_" waiting for its argument
-        for node in nodes or []:
-            kind = type(node).__name__
-            if kind == "LatexCommentNode":
+        for token in tokens:
+            if isinstance(token, str):
+                if pending is not None:
+                    if token.isspace():
+                        continue
+                    out.append(self._apply(pending, token))
+                    pending = None
+                elif token in "^_":
+                    pending = token
+                elif token in "{}$\\":
+                    raise _CannotDraw(token)
+                else:
+                    out.append(token)
                 continue
-            if kind == "LatexCharsNode":
-                for ch in node.chars:
-                    if pending is not None:
-                        if ch.isspace():
-                            continue
-                        out.append(self._apply(pending, ch))
-                        pending = None
-                    elif ch in "^_":
-                        pending = ch
-                    elif ch in "{}$\\":
-                        raise _CannotDraw(ch)
-                    else:
-                        out.append(ch)
-                continue
-            text = self.node(node)
+            text = self.node(token)
             if pending is not None:
                 out.append(self._apply(pending, text))
                 pending = None
@@ -200,3 +213,148 @@ class _Converter:
         if repl is None and not args:
             raise _CannotDraw(name)
         return to_text.node_to_text(node)
+
+
+# -- display formulas ($$…$$): fractions stacked, limits above and below ------------------------
+
+_BIG_OPERATORS = {
+    "sum": "∑",
+    "prod": "∏",
+    "coprod": "∐",
+    "bigcup": "⋃",
+    "bigcap": "⋂",
+    "bigoplus": "⨁",
+    "bigotimes": "⨂",
+    "lim": "lim",
+    "max": "max",
+    "min": "min",
+    "sup": "sup",
+    "inf": "inf",
+}
+
+
+class _Box:
+    """Lines of equal width and the row that lines up with the text around it."""
+
+    def __init__(self, lines: list[str], baseline: int = 0) -> None:
+        width = max((cell_len(line) for line in lines), default=0)
+        self.lines = [line + " " * (width - cell_len(line)) for line in lines]
+        self.baseline = baseline
+        self.width = width
+
+
+def _centre(text: str, width: int) -> str:
+    gap = width - cell_len(text)
+    return " " * (gap // 2) + text + " " * (gap - gap // 2)
+
+
+def _join(boxes: list[_Box]) -> _Box:
+    above = max((b.baseline for b in boxes), default=0)
+    below = max((len(b.lines) - b.baseline - 1 for b in boxes), default=0)
+    rows = ["" for _ in range(above + below + 1)]
+    for box in boxes:
+        top = above - box.baseline
+        for r in range(len(rows)):
+            i = r - top
+            rows[r] += box.lines[i] if 0 <= i < len(box.lines) else " " * box.width
+    return _Box(rows, above)
+
+
+def _stack(top: str, middle: str, bottom: str, rule: bool) -> _Box:
+    width = max(cell_len(top), cell_len(middle), cell_len(bottom))
+    lines = [_centre(top, width)] if top else []
+    lines.append("─" * width if rule else _centre(middle, width))
+    lines += [_centre(bottom, width)] if bottom else []
+    return _Box(lines, 1 if top else 0)
+
+
+def latex_to_lines(source: str) -> list[str] | None:
+    """A display formula laid out over several lines (``\\frac`` stacked over a rule, limits of
+    ``\\sum``/``\\prod``/``\\lim`` above and below), or None when it cannot be drawn that way; a
+    formula with neither is its one-line form. Nested fractions stay ``a/b`` inside."""
+    one_line = latex_to_unicode(source)
+    if one_line is None:
+        return None
+    try:
+        from pylatexenc.latexwalker import LatexWalker, LatexWalkerError
+
+        nodes, _pos, _len = LatexWalker(source.strip(), tolerant_parsing=False).get_latex_nodes()
+        box = _display(_tokens(nodes))
+    except (_CannotDraw, LatexWalkerError, IndexError, ValueError, TypeError):
+        return [one_line]
+    if box is None:
+        return [one_line]
+    lines = [line.rstrip() for line in box.lines]
+    return lines
+
+
+def _script_arg(tokens: list[Any], j: int) -> tuple[Any, int]:
+    while j < len(tokens) and isinstance(tokens[j], str) and tokens[j].isspace():
+        j += 1
+    if j >= len(tokens):
+        raise _CannotDraw("script without an argument")
+    return tokens[j], j + 1
+
+
+def _display(tokens: list[Any]) -> _Box | None:
+    """The 2D box of a token run, or None when nothing in it is drawn in 2D."""
+    convert = _Converter()
+    boxes: list[_Box] = []
+    run: list[Any] = []
+    drawn = False
+    tall: set[int] = set()  # indices of 2D boxes in ``boxes``
+
+    def add_tall(box: _Box) -> None:
+        if boxes and len(boxes) - 1 in tall:
+            boxes.append(_Box([" "]))  # two stacked parts side by side keep a gap
+        tall.add(len(boxes))
+        boxes.append(box)
+
+    def flush() -> None:
+        if run:
+            text = re.sub(r" {2,}", " ", convert.tokens(run))
+            boxes.append(_Box([text]))
+            run.clear()
+
+    j = 0
+    while j < len(tokens):
+        token = tokens[j]
+        name = getattr(token, "macroname", None) if not isinstance(token, str) else None
+        if name in _BIG_OPERATORS:
+            flush()
+            limits = {"^": "", "_": ""}
+            j += 1
+            while True:
+                k = j
+                while k < len(tokens) and isinstance(tokens[k], str) and tokens[k].isspace():
+                    k += 1
+                if (
+                    k < len(tokens)
+                    and isinstance(tokens[k], str)
+                    and tokens[k] in "^_"
+                    and not limits[tokens[k]]
+                ):
+                    arg, j = _script_arg(tokens, k + 1)
+                    limits[tokens[k]] = convert.tokens([arg]).strip()
+                    continue
+                break
+            if limits["^"] or limits["_"]:
+                add_tall(_stack(limits["^"], _BIG_OPERATORS[name], limits["_"], rule=False))
+                drawn = True
+            else:
+                run.append(token)
+            continue
+        if name in _FRACTIONS:
+            args = convert._args(token)
+            if len(args) < 2 or args[0] is None or args[1] is None:
+                raise _CannotDraw(name)
+            flush()
+            top, bottom = convert._arg_text(args[0]).strip(), convert._arg_text(args[1]).strip()
+            add_tall(_stack(top, "", bottom, rule=True))
+            drawn = True
+            j += 1
+            continue
+        run.append(token)
+        j += 1
+    flush()
+    return _join(boxes) if drawn else None

@@ -18,8 +18,9 @@ so a streaming answer only ever grows at the bottom (R-TR-08). Every strip fits 
 Drawings (issue 17, as pi 1.6.0): a closed ```` ```mermaid ```` block is drawn as a diagram
 (``diagrams``: lines dim, labels in the text colour); ``$…$`` and ``$$…$$`` math (markdown-it's
 dollarmath rule: no space just inside the dollars and no digit after the closing one, so ``$5 and
-$10`` stays text) is written in Unicode (``math_text``), a display formula on its own line two
-columns in. ``Drawings`` turns either off (the block's expanded view shows the source: Ctrl+O);
+$10`` stays text) is written in Unicode (``math_text``); a display formula stands two columns in, its
+fractions stacked over a rule and the limits of ``\\sum``/``\\lim`` above and below (one line when
+that would not fit). ``Drawings`` turns either off (the block's expanded view shows the source: Ctrl+O);
 anything that cannot be drawn shows its source as it would without the feature.
 """
 
@@ -247,13 +248,17 @@ class _Renderer:
     def math_block(self, node: Any, width: int) -> list[Strip]:
         source = node.content.strip("\n")
         if self.drawings.math:
-            from pi_app.tui.blocks.math_text import latex_to_unicode
+            from pi_app.tui.blocks.math_text import latex_to_lines, latex_to_unicode
 
-            drawn = latex_to_unicode(source)
+            text_style = self.token("text")
+            lines = latex_to_lines(source)
+            if lines is not None and max(cell_len(line) for line in lines) <= width - 2:
+                return [Strip.join([Strip.blank(2), Strip([Segment(line, text_style)])]) for line in lines]
+            drawn = latex_to_unicode(source)  # too wide to stack: one line, wrapped
             if drawn is not None:
                 return [
                     Strip.join([Strip.blank(2), s])
-                    for s in render_rich(Text(drawn, self.token("text")), max(1, width - 2))
+                    for s in render_rich(Text(drawn, text_style), max(1, width - 2))
                 ]
         code = self.token("mdCodeBlock")
         lines = ["$$", *source.split("\n"), "$$"]
