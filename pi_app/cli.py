@@ -129,9 +129,10 @@ Environment:
   AZURE_OPENAI_API_KEY, AZURE_OPENAI_BASE_URL | AZURE_OPENAI_RESOURCE_NAME   Azure OpenAI / Foundry
   CLOUDFLARE_API_KEY, CLOUDFLARE_ACCOUNT_ID, CLOUDFLARE_GATEWAY_ID          Cloudflare
   AWS_PROFILE | AWS_ACCESS_KEY_ID + AWS_SECRET_ACCESS_KEY | AWS_BEARER_TOKEN_BEDROCK, AWS_REGION
-                                 Amazon Bedrock
+                                 Amazon Bedrock (needs pip install 'pi-app[bedrock]')
   GOOGLE_CLOUD_API_KEY | GOOGLE_CLOUD_PROJECT + GOOGLE_CLOUD_LOCATION (ADC)
-                                 Google Vertex AI
+                                 Google Vertex AI (needs pip install 'pi-app[vertex]')
+  HTTP_PROXY, HTTPS_PROXY, NO_PROXY  Proxy for every request (or httpProxy in ~/.pi/agent/settings.json)
   PI_CODING_AGENT_DIR            Config directory (default: ~/.pi/agent)
   PI_CODING_AGENT_SESSION_DIR    Session directory (overridden by --session-dir)
   PI_OFFLINE                     Disable start-up network operations when 1/true/yes

@@ -135,9 +135,14 @@ def target_provider(registry: Any, options: dict[str, Any]) -> str:
 
 
 class TerminalInteraction:
-    """``AuthInteraction`` on the terminal: URLs and codes printed, answers read (secrets unechoed)."""
+    """``AuthInteraction`` on the terminal: URLs and codes printed, answers read (secrets unechoed).
+
+    ``prefer_device_code`` (``--no-browser``) makes a flow that offers it take the device code."""
 
     signal = None
+
+    def __init__(self, prefer_device_code: bool = False) -> None:
+        self.prefer_device_code = prefer_device_code
 
     def notify(self, event: dict[str, Any]) -> None:
         kind = event.get("type")
@@ -153,6 +158,17 @@ class TerminalInteraction:
         sys.stderr.flush()
 
     async def prompt(self, prompt: dict[str, Any]) -> str:
+        options = prompt.get("options") if prompt.get("type") == "select" else None
+        if options:
+            lines = [str(prompt.get("message") or "Choose:")]
+            lines += [f"  {i}. {o.get('label') or o.get('id')}" for i, o in enumerate(options, 1)]
+            sys.stderr.write("\n".join(lines) + "\n")
+            while True:
+                sys.stderr.write(f"Choose 1-{len(options)} [1]: ")
+                sys.stderr.flush()
+                answer = (await asyncio.to_thread(sys.stdin.readline)).strip() or "1"
+                if answer.isdigit() and 1 <= int(answer) <= len(options):
+                    return str(options[int(answer) - 1].get("id"))
         message = f"{prompt.get('message') or 'Enter a value'}: "
         if prompt.get("type") == "secret":
             return (await asyncio.to_thread(getpass.getpass, message)).strip()
@@ -176,7 +192,7 @@ async def login(registry: Any, positional: list[str], options: dict[str, Any]) -
             '"pi auth login <provider> [--api-key] [--no-browser]" requires an interactive terminal'
         )
     name = registry.get_provider_display_name(provider_id)
-    interaction = TerminalInteraction()
+    interaction = TerminalInteraction(prefer_device_code=bool(options.get("no_browser")))
     oauth = getattr(provider.auth, "oauth", None)
     path = getattr(registry.credentials, "path", "auth.json")
     if oauth is not None and not options.get("api_key"):

@@ -402,7 +402,11 @@ async def test_codex_login_by_paste_reads_the_account_id() -> None:
         ),
     )
     interaction = ScriptedInteraction(
-        lambda i, p: f"http://localhost:1455/auth/callback?code=xyz&state={i.state()}"
+        lambda i, p: (
+            "browser"
+            if p.get("type") == "select"
+            else f"http://localhost:1455/auth/callback?code=xyz&state={i.state()}"
+        )
     )
     credential = await oauth.login(interaction)
     assert credential["accountId"] == "acct_1"

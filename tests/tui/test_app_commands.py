@@ -364,3 +364,42 @@ async def test_export_to_a_jsonl_file_writes_the_session_not_html(tmp_path: Path
     contents = [entry["message"]["content"] for entry in entries[1:] if entry["type"] == "message"]
     texts = [c if isinstance(c, str) else "".join(p.get("text", "") for p in c) for c in contents]
     assert texts == ["one", "First answer.", "two", "Second answer."]
+
+
+async def test_device_code_sign_in_shows_the_code_and_completes(tmp_path: Path) -> None:
+    """/login → account → xAI: the dialog shows the verification URL and the code while pi polls a
+    loopback authorization server; when the user approves, the credential is stored."""
+    import asyncio
+
+    from tests.fakes.oauth_server import XAI_USER_CODE, FakeOAuthServer
+
+    server = FakeOAuthServer(pending_polls=10_000)
+
+    async def quick(_seconds: float) -> None:
+        await asyncio.sleep(0.02)
+
+    app, _ = make_app(tmp_path)
+    try:
+        async with app.run_test(size=(100, 40)) as pilot:
+            await started(pilot, app)
+            registry = app.session.model_registry
+            registry.models.get_provider("xai").auth.oauth = server.xai(sleep=quick)
+            await submit(pilot, "/login")
+            await wait_for(pilot, lambda: bool(app.screen.query("#login-method")))
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: bool(app.screen.query("#login-selector")))
+            await pilot.press(*"supergrok", "enter")
+            await wait_for(pilot, lambda: bool(app.screen.query("#login-dialog")))
+
+            def dialog_text() -> str:
+                found = app.screen.query("#login-dialog")
+                return "\n".join(found.first().lines) if found else ""
+
+            await wait_for(pilot, lambda: XAI_USER_CODE in dialog_text())
+            assert f"https://accounts.x.ai/device?user_code={XAI_USER_CODE}" in dialog_text()
+            server.pending_polls = 0  # the user approves in the browser
+            await wait_for(pilot, lambda: "Logged in to Sign in with SuperGrok or X Premium" in notes(app))
+            stored = await registry.credentials.read("xai")
+            assert stored is not None and stored["type"] == "oauth" and stored["access"] == "xai-access-1"
+    finally:
+        server.close()

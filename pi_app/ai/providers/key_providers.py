@@ -10,6 +10,7 @@ from its catalogue entry. Adding another such provider is one entry in the catal
 from __future__ import annotations
 
 from pi_app.ai.auth.helpers import env_api_key_auth
+from pi_app.ai.auth.lazy_oauth import LazyOAuth
 from pi_app.ai.catalog.loader import catalog_provider_entry, catalog_provider_ids
 from pi_app.ai.providers.base import CatalogProvider, catalog_provider
 
@@ -28,6 +29,17 @@ CODE_PROVIDERS = frozenset(
 )
 
 
+# providers that also offer an account sign-in: id -> (module, factory, name, /login label)
+ACCOUNT_LOGINS: dict[str, tuple[str, str, str, str]] = {
+    "xai": (
+        "pi_app.ai.auth.oauth.xai",
+        "xai_oauth",
+        "xAI (Grok/X subscription)",
+        "Sign in with SuperGrok or X Premium",
+    ),
+}
+
+
 def key_provider_ids() -> list[str]:
     return [id for id in catalog_provider_ids() if id not in CODE_PROVIDERS]
 
@@ -36,4 +48,6 @@ def key_provider(id: str) -> CatalogProvider:
     entry = catalog_provider_entry(id) or {}
     name = str(entry.get("name") or id)
     auth = env_api_key_auth(f"{name} API key", entry.get("env") or [], entry.get("requiredEnv") or [])
+    if id in ACCOUNT_LOGINS:
+        auth.oauth = LazyOAuth(*ACCOUNT_LOGINS[id])
     return catalog_provider(id, name, auth)

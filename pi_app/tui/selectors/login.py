@@ -52,6 +52,17 @@ class _Interaction:
 
     async def prompt(self, prompt: dict[str, Any]) -> str:
         message = str(prompt.get("message") or "Enter a value")
+        options = prompt.get("options") if prompt.get("type") == "select" else None
+        if options:  # a choice: numbered lines, answered by number (Enter: the first)
+            lines = [f"  {i}. {o.get('label') or o.get('id')}" for i, o in enumerate(options, 1)]
+            self.app.call_from_thread(self.dialog.add_line, "\n".join([message, *lines]))
+            while True:
+                future = self.app.call_from_thread(
+                    self.dialog.ask, f"Choose 1-{len(options)}", "1", "", False
+                )
+                answer = (await asyncio.wrap_future(future)).strip() or "1"
+                if answer.isdigit() and 1 <= int(answer) <= len(options):
+                    return str(options[int(answer) - 1].get("id"))
         secret = prompt.get("type") == "secret"
         future = self.app.call_from_thread(
             self.dialog.ask, message, str(prompt.get("placeholder") or ""), "", secret

@@ -1,0 +1,100 @@
+"""Device-code sign-ins (issue 23, acceptance 3) against a loopback authorization server:
+xAI (RFC 8628) and OpenAI Codex's device login, refresh, and their one-line failures."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from pi_app.ai.auth.oauth.common import OAuthError
+from tests.fakes.oauth_server import CODEX_USER_CODE, XAI_USER_CODE, FakeOAuthServer
+
+
+class Interaction:
+    signal = None
+
+    def __init__(self, answers: list[str] | None = None, prefer_device_code: bool = False) -> None:
+        self.events: list[dict[str, Any]] = []
+        self.prompts: list[dict[str, Any]] = []
+        self.answers = list(answers or [])
+        self.prefer_device_code = prefer_device_code
+
+    def notify(self, event: dict[str, Any]) -> None:
+        self.events.append(event)
+
+    async def prompt(self, prompt: dict[str, Any]) -> str:
+        self.prompts.append(prompt)
+        return self.answers.pop(0)
+
+
+async def no_sleep(_seconds: float) -> None:
+    return None
+
+
+@pytest.fixture
+def auth_server() -> Iterator[FakeOAuthServer]:
+    server = FakeOAuthServer(pending_polls=2)
+    yield server
+    server.close()
+
+
+async def test_xai_device_code_login_and_refresh(auth_server: FakeOAuthServer) -> None:
+    oauth = auth_server.xai(sleep=no_sleep)
+    interaction = Interaction()
+    credential = await oauth.login(interaction)
+    assert interaction.events == [
+        {
+            "type": "device_code",
+            "url": f"https://accounts.x.ai/device?user_code={XAI_USER_CODE}",
+            "code": XAI_USER_CODE,
+        }
+    ]
+    assert credential["access"] == "xai-access-1" and credential["refresh"] == "refresh-1"
+    assert auth_server.polls == 3  # two "authorization_pending", then the tokens
+    device = auth_server.requests[0][1]
+    assert device["scope"] == "openid profile email offline_access grok-cli:access api:access"
+    assert auth_server.requests[1][1]["grant_type"] == "urn:ietf:params:oauth:grant-type:device_code"
+    fresh = await oauth.refresh(credential)
+    assert fresh["access"].startswith("xai-access-refreshed") and fresh["type"] == "oauth"
+    assert await oauth.to_auth(fresh) == {"apiKey": fresh["access"]}
+
+
+async def test_xai_denied_is_one_line() -> None:
+    server = FakeOAuthServer(pending_polls=0)
+    original = server.answer
+
+    def deny(path: str, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+        if path == "/oauth2/token":
+            return 400, {"error": "access_denied"}
+        return original(path, body)
+
+    server.answer = deny  # type: ignore[method-assign]
+    try:
+        with pytest.raises(OAuthError, match="^xAI device authorization was denied$"):
+            await server.xai(sleep=no_sleep).login(Interaction())
+    finally:
+        server.close()
+
+
+async def test_codex_device_code_login(auth_server: FakeOAuthServer) -> None:
+    oauth = auth_server.codex(sleep=no_sleep)
+    interaction = Interaction(answers=["device_code"])
+    credential = await oauth.login(interaction)
+    assert interaction.prompts[0]["type"] == "select"
+    assert [o["id"] for o in interaction.prompts[0]["options"]] == ["browser", "device_code"]
+    assert interaction.events[0] == {
+        "type": "device_code",
+        "url": f"{auth_server.base_url}/codex/device",
+        "code": CODEX_USER_CODE,
+    }
+    assert credential["accountId"] == "acct_fake"
+    exchange = auth_server.requests[-1]
+    assert exchange[0] == "/oauth/token"
+    assert exchange[1]["code"] == "codex-auth-code" and exchange[1]["code_verifier"] == "codex-verifier"
+    assert exchange[1]["redirect_uri"] == f"{auth_server.base_url}/deviceauth/callback"
+    # --no-browser: no question, straight to the device code
+    headless = Interaction(prefer_device_code=True)
+    await auth_server.codex(sleep=no_sleep).login(headless)
+    assert headless.prompts == [] and headless.events[0]["code"] == CODEX_USER_CODE
