@@ -116,3 +116,43 @@ async def test_reload_picks_up_a_server_added_to_mcp_json(
             lambda: app.session.mcp is not None and app.session.mcp.connections["time"].state == "connected",
             30,
         )
+
+
+async def test_progress_of_a_long_mcp_call_shows_in_its_tool_block(tmp_path: Path) -> None:
+    import json as _json
+
+    from pi_app.ai.testing import text as say
+    from pi_app.ai.testing import tool_call
+    from pi_app.coding.mcp import attach_mcp
+    from tests.mcp.servers import everything_command
+    from tests.tui.test_app_flows import make_app, started
+
+    command = everything_command()
+    agent_dir = tmp_path / "agent"
+    agent_dir.mkdir()
+    (agent_dir / "mcp.json").write_text(
+        _json.dumps(
+            {"mcpServers": {"everything": {"command": command[0], "args": ["stdio"], "exposure": "direct"}}}
+        )
+    )
+    script = [
+        [
+            tool_call(
+                "mcp__everything__trigger_long_running_operation", {"duration": 6, "steps": 6}, id="call-long"
+            )
+        ],
+        [say("Finished.")],
+    ]
+    app, _ = make_app(tmp_path, script, agent_dir=agent_dir)
+    async with app.run_test(size=(110, 36)) as pilot:
+        await started(pilot, app)
+        await app.bridge.request(
+            lambda s: attach_mcp(
+                s, agent_dir=agent_dir, cwd=str(tmp_path), project_trusted=False, report=lambda line: None
+            )
+        )
+        await pilot.press(*"go", "enter")
+        await wait_for(pilot, lambda: "progress 2/6" in notes(app) or "progress 3/6" in notes(app), 40)
+        await wait_for(pilot, lambda: "Finished." in notes(app) and not app.is_working, 40)
+        assert "Long running operation completed" in notes(app)
+        app.session.mcp.kill()

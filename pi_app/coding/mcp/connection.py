@@ -168,31 +168,38 @@ def _describe(exc: BaseException) -> str:
 
 
 def _find(exc: BaseException, kind: type[BaseException]) -> BaseException | None:
-    stack = [exc]
-    while stack:
+    return next((e for e in _chain(exc) if isinstance(e, kind)), None)
+
+
+def _transient(exc: BaseException) -> bool:
+    status = _find_status(exc)
+    if status is not None:
+        return status in (408, 429) or status >= 500
+    return any(
+        type(e).__name__ in ("ConnectError", "ReadError", "RemoteProtocolError", "ReadTimeout")
+        for e in _chain(exc)
+    )
+
+
+def _chain(exc: BaseException) -> list[BaseException]:
+    out, stack = [], [exc]
+    while stack and len(out) < 50:
         current = stack.pop()
-        if isinstance(current, kind):
-            return current
+        out.append(current)
         if isinstance(current, BaseExceptionGroup):
             stack.extend(current.exceptions)
         for linked in (current.__cause__, current.__context__):
-            if linked is not None and linked is not current:
+            if linked is not None and linked not in out:
                 stack.append(linked)
-    return None
+    return out
 
 
 def _find_status(exc: BaseException) -> int | None:
-    stack = [exc]
-    while stack:
-        current = stack.pop()
-        response = getattr(current, "response", None)
-        status = getattr(response, "status_code", None)
+    """The HTTP status of the first failed response in the exception's chain, if any."""
+    for current in _chain(exc):
+        status = getattr(getattr(current, "response", None), "status_code", None)
         if isinstance(status, int):
             return status
-        if isinstance(current, BaseExceptionGroup):
-            stack.extend(current.exceptions)
-        if current.__cause__ is not None:
-            stack.append(current.__cause__)
     return None
 
 
@@ -473,8 +480,16 @@ class ServerConnection:
         )
 
     async def request(self, make: Callable[[Any], Awaitable[Any]], what: str, signal: Any = None) -> Any:
-        session = await self.ensure_connected()
-        return await self._bounded(lambda _progress: make(session), None, signal, what)
+        """A read (resources): retried once after a transient HTTP failure (408, 429, 5xx or a
+        network error), as 1.6.0; tool calls are never retried (the server may have acted)."""
+        for attempt in (1, 2):
+            session = await self.ensure_connected()
+            try:
+                return await self._bounded(lambda _progress, s=session: make(s), None, signal, what)
+            except Exception as exc:
+                if attempt == 2 or not _transient(exc) or (signal is not None and signal.aborted):
+                    raise
+        raise AssertionError("unreachable")
 
     async def _bounded(
         self,
