@@ -44,3 +44,54 @@ def test_an_extension_server_connects_like_a_configured_one(
     assert run_pi(*args, cwd=project, timeout=60).returncode == 0
     assert not [n for n in _names(llm_server) if n.startswith("mcp__clock")]
     assert json.loads((agent_dir / "mcp.json").read_text())["mcpServers"]["clock"]["exposure"] == "hidden"
+
+
+GATE = """
+import json
+
+def setup(pi):
+    @pi.on("tool_call")
+    def gate(event, ctx):
+        infos = {{t.name: t.annotations for t in pi.get_all_tools()}}
+        open({out!r}, "w").write(json.dumps({{"tool": event.tool_name, "annotations": infos.get(event.tool_name)}}))
+        if (infos.get(event.tool_name) or {{}}).get("readOnlyHint"):
+            return None
+        return {{"block": True, "reason": "only read-only MCP tools"}}
+"""
+
+
+def test_mcp_calls_pass_extension_gates_that_see_the_servers_annotations(
+    llm_server: FakeLLMServer, agent_dir: Path, project: Path, tmp_path: Path
+) -> None:
+    from pi_app.ai.testing import tool_call
+    from tests.mcp.servers import everything_command, stdio_entry
+
+    out = tmp_path / "seen.json"
+    extension = tmp_path / "gate.py"
+    extension.write_text(GATE.format(out=str(out)))
+    write_models_json(agent_dir, llm_server.base_url)
+    write_mcp_json(
+        agent_dir, {"everything": stdio_entry([*everything_command(), "stdio"], exposure="direct")}
+    )
+    llm_server.enqueue(tool_call("mcp__everything__toggle_simulated_logging", {}, id="c1"))
+    llm_server.enqueue(tool_call("mcp__everything__echo", {"message": "hi"}, id="c2"))
+    llm_server.enqueue(text("done"))
+    result = run_pi(
+        "--provider",
+        "fake",
+        "--model",
+        "fake-model",
+        "--no-session",
+        "-e",
+        str(extension),
+        "-p",
+        "go",
+        cwd=project,
+        timeout=90,
+    )
+    assert result.returncode == 0, result.stderr
+    blocked = json.dumps(llm_server.requests[1].body["messages"][-1])
+    assert "only read-only MCP tools" in blocked
+    seen = json.loads(out.read_text())
+    assert seen["tool"] == "mcp__everything__echo" and seen["annotations"]["readOnlyHint"] is True
+    assert "Echo: hi" in json.dumps(llm_server.requests[2].body["messages"][-1])

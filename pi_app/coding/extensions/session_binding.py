@@ -213,7 +213,11 @@ class SessionExtensionHost(ExtensionHost):
         return list(self.binding.tools.active)
 
     def get_all_tools(self) -> list[ToolInfo]:
-        return self.binding.tools.tool_infos()
+        infos = self.binding.tools.tool_infos()
+        mcp = getattr(self.session, "mcp", None)
+        if mcp is not None:  # MCP tools with the server's annotations (permission extensions use them)
+            infos += mcp.tool_infos()
+        return infos
 
     def set_active_tools(self, names: list[str]) -> None:
         self.binding.tools.set_active(names)

@@ -137,6 +137,7 @@ class ToolInfo:
     description: str
     parameters: dict[str, Any]
     source_info: PathMetadata | None = None
+    annotations: dict[str, Any] | None = None  # MCP tools: readOnlyHint, destructiveHint, … (issue 22)
 
 
 @dataclass

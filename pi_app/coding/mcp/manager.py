@@ -343,6 +343,37 @@ class McpManager:
             tools.append(tool)
         return tools
 
+    def tool_infos(self) -> list[Any]:
+        """Every reachable MCP tool as ``ToolInfo`` with its annotations (resource tools read-only)."""
+        from pi_app.coding.extensions.types import ToolInfo
+
+        out = []
+        for connection in self._live():
+            for definition, exposure in self.server_tools(connection):
+                if exposure != "hidden" and self._allowed(definition.name):
+                    annotations = dict(getattr(definition, "mcp_annotations", {}) or {})
+                    out.append(
+                        ToolInfo(
+                            definition.name,
+                            definition.description,
+                            dict(definition.parameters),
+                            None,
+                            annotations,
+                        )
+                    )
+        if self._resource_exposure() != "hidden":
+            for definition in self._resources:
+                out.append(
+                    ToolInfo(
+                        definition.name,
+                        definition.description,
+                        dict(definition.parameters),
+                        None,
+                        {"readOnlyHint": True},
+                    )
+                )
+        return out
+
     def all_tool_names(self) -> list[str]:
         return [d.name for c in self._live() for d, _e in self.server_tools(c)]
 
