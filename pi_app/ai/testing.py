@@ -1024,6 +1024,62 @@ def bedrock_transcript(steps: Sequence[Step | str], model: str = "bedrock-fake")
     return parts
 
 
+def pi_messages_transcript(steps: Sequence[Step | str], model: str = "pi-fake") -> list[Part]:
+    """A ``pi-messages`` SSE body: pi's own events without ``partial``, ended by ``done``."""
+    items = _steps(steps)
+    use = _turn_usage(items)
+    parts: list[Part] = [_sse(None, {"type": "start"})]
+    index = 0
+    for step in items:
+        control = _control(step)
+        if control is not None:
+            parts.append(control)
+            if isinstance(step, Hang | Cut):
+                return parts
+            continue
+        if isinstance(step, Error):
+            parts.append(_sse(None, {"type": "error", "reason": "error", "errorMessage": step.message}))
+            return parts
+        if isinstance(step, Text | Thinking):
+            kind = "text" if isinstance(step, Text) else "thinking"
+            parts.append(_sse(None, {"type": f"{kind}_start", "contentIndex": index}))
+            for piece in _split(step.text, step.chunks):
+                parts.append(_sse(None, {"type": f"{kind}_delta", "contentIndex": index, "delta": piece}))
+            end: dict[str, Any] = {"type": f"{kind}_end", "contentIndex": index, "content": step.text}
+            if isinstance(step, Thinking) and step.signature:
+                end["contentSignature"] = step.signature
+            parts.append(_sse(None, end))
+        elif isinstance(step, ToolCallStep):
+            call_id = step.id or f"call_fake{index}"
+            parts.append(
+                _sse(
+                    None,
+                    {"type": "toolcall_start", "contentIndex": index, "id": call_id, "toolName": step.name},
+                )
+            )
+            for piece in _split(_raw_args(step), step.chunks):
+                parts.append(_sse(None, {"type": "toolcall_delta", "contentIndex": index, "delta": piece}))
+            arguments = (
+                step.arguments if isinstance(step.arguments, dict) else json.loads(step.arguments or "{}")
+            )
+            call = {"type": "toolCall", "id": call_id, "name": step.name, "arguments": arguments}
+            parts.append(_sse(None, {"type": "toolcall_end", "contentIndex": index, "toolCall": call}))
+        else:
+            continue
+        index += 1
+    usage = {
+        "input": use.input,
+        "output": use.output,
+        "cacheRead": use.cache_read,
+        "cacheWrite": use.cache_write,
+        "totalTokens": use.input + use.output + use.cache_read + use.cache_write,
+    }
+    parts.append(
+        _sse(None, {"type": "done", "reason": _turn_stop(items), "usage": usage, "responseId": "pi_fake"})
+    )
+    return parts
+
+
 TRANSCRIPT_BUILDERS: dict[str, Callable[..., list[Part]]] = {
     "anthropic-messages": anthropic_transcript,
     "openai-completions": openai_completions_transcript,
@@ -1033,6 +1089,7 @@ TRANSCRIPT_BUILDERS: dict[str, Callable[..., list[Part]]] = {
     "google-generative-ai": google_transcript,
     "google-vertex": google_transcript,
     "bedrock-converse-stream": bedrock_transcript,
+    "pi-messages": pi_messages_transcript,
 }
 
 

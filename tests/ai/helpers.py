@@ -23,6 +23,7 @@ MODEL_IDS = {
     "google-generative-ai": "gemini-test",
     "bedrock-converse-stream": "anthropic.claude-test-v1:0",
     "google-vertex": "gemini-test",
+    "pi-messages": "balanced",
 }
 
 

@@ -179,4 +179,4 @@ def test_every_catalogue_api_has_an_adapter() -> None:
     from pi_app.ai.providers.base import ADAPTERS
 
     apis = {m.api for provider in catalog_provider_ids() for m in load_catalog(provider)}
-    assert apis - set(ADAPTERS) <= {"pi-messages"}  # Radius's own protocol: not built yet
+    assert apis <= set(ADAPTERS)

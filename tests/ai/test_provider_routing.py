@@ -35,6 +35,7 @@ WIRE: dict[str, tuple[str, str, str, Any]] = {
     ),
     "openai-responses": ("/responses", "authorization", "Bearer {key}", T.openai_responses_transcript),
     "azure-openai-responses": ("/responses", "api-key", "{key}", T.openai_responses_transcript),
+    "pi-messages": ("/messages", "authorization", "Bearer {key}", T.pi_messages_transcript),
     "google-generative-ai": (
         "/models/{id}:streamGenerateContent",
         "x-goog-api-key",
@@ -43,7 +44,7 @@ WIRE: dict[str, tuple[str, str, str, Any]] = {
     ),
 }
 # providers whose requests need more than a key (own tests) or a sign-in
-SEPARATE = {"amazon-bedrock", "google-vertex", "github-copilot", "openai-codex", "radius"}
+SEPARATE = {"amazon-bedrock", "google-vertex", "github-copilot", "openai-codex"}
 
 
 def cases() -> list[tuple[str, str]]:

@@ -26,6 +26,7 @@ WIRE_APIS = [
     "google-generative-ai",
     "bedrock-converse-stream",
     "google-vertex",
+    "pi-messages",
 ]
 
 EXPECTED_EVENTS = [
@@ -110,6 +111,29 @@ ANTHROPIC_BODY = {"type": "error", "error": {"type": "invalid_request_error", "m
         ),
         (429, "", "429 status code (no body)"),
         (500, {"error": {"message": "boom"}}, "500 boom"),
+        (
+            400,
+            {
+                "error": {
+                    "message": "Unsupported parameter: 'temperature' is not supported with this model.",
+                    "type": "invalid_request_error",
+                    "param": "temperature",
+                    "code": "unsupported_parameter",
+                }
+            },
+            "400 invalid_request_error: Unsupported parameter: 'temperature' is not supported with this model.",
+        ),
+        (
+            400,
+            {
+                "error": {
+                    "message": "Invalid value.",
+                    "type": "invalid_request_error",
+                    "param": "reasoning.effort",
+                }
+            },
+            "400 invalid_request_error: Invalid value. (parameter: reasoning.effort)",
+        ),
         (500, "<html>oops</html>", "500 <html>oops</html>"),
     ],
 )

@@ -10,6 +10,7 @@ chosen by the request path:
 - ``…/responses``                        OpenAI Responses SSE
 - ``…/models/<id>:streamGenerateContent`` Google Generative AI SSE (Gemini API and Vertex AI)
 - ``…/model/<id>/converse-stream``        Amazon Bedrock Converse, AWS event-stream frames
+- ``…/messages`` with a ``context`` body   pi-messages (Radius), pi's own events as SSE
 
 Steps are the ones of ``pi_app.ai.testing`` (text, thinking, tool_call, usage, stop, error, delay)
 plus the server-only ``http_error(status, body, headers)``, ``stall()``, ``cut()`` and
@@ -80,6 +81,13 @@ def api_for_path(path: str) -> str | None:
     if ":streamGenerateContent" in path:
         return "google-generative-ai"
     return None
+
+
+def _api_for(path: str, body: Any) -> str | None:
+    api = api_for_path(path)
+    if api == "anthropic-messages" and isinstance(body, dict) and "context" in body:
+        return "pi-messages"  # pi's own protocol also posts to …/messages, with a pi context
+    return api
 
 
 def _model_from(path: str, body: Any) -> str:
@@ -239,7 +247,7 @@ class FakeLLMServer:
             headers=headers,
             body=body,
             raw_body=raw,
-            api=api_for_path(parts.path),
+            api=_api_for(parts.path, body),
             received_at=time.monotonic(),
         )
         self.requests.append(recorded)

@@ -67,7 +67,13 @@ def describe_error_object(error: Any) -> tuple[str | None, str | None]:
     if not kind and isinstance(error.get("code"), str):
         kind = error["code"]
     message = error.get("message")
-    return (str(kind) if kind else None), (str(message) if message not in (None, "") else None)
+    if message in (None, ""):
+        return (str(kind) if kind else None), None
+    text = str(message)
+    param = error.get("param")  # OpenAI names the rejected request field; say it when the text does not
+    if isinstance(param, str) and param and param not in text:
+        text = f"{text} (parameter: {param})"
+    return (str(kind) if kind else None), text
 
 
 def _openrouter_raw(error: Any) -> str | None:

@@ -21,6 +21,7 @@ ADAPTERS: dict[str, tuple[str, str]] = {
     "google-generative-ai": ("pi_app.ai.api.google_generative_ai", "google_generative_ai_api"),
     "bedrock-converse-stream": ("pi_app.ai.api.bedrock_converse_stream", "bedrock_converse_stream_api"),
     "google-vertex": ("pi_app.ai.api.google_vertex", "google_vertex_api"),
+    "pi-messages": ("pi_app.ai.api.pi_messages", "pi_messages_api"),
 }
 
 
