@@ -88,8 +88,9 @@ Options:
   --models <patterns>            Comma-separated model patterns for model cycling (globs allowed)
   --no-tools, -nt                Disable all tools
   --no-builtin-tools, -nbt       Disable built-in tools, keep extension tools
-  --tools, -t <tools>            Comma-separated allow-list of tool names
-  --exclude-tools <tools>        Comma-separated tool names to disable
+  --tools, -t <tools>            Comma-separated allow-list of tool names or * patterns; only
+                                 +name/-name entries add to or remove from the defaults
+  --exclude-tools, -xt <tools>   Comma-separated tool names or * patterns to disable
   --thinking <level>             Thinking level: off, minimal, low, medium, high, xhigh, max
   --extension, -e <path>         Load an extension file (repeatable)
   --no-extensions, -ne           Disable extension discovery (explicit -e paths still load)
@@ -98,9 +99,12 @@ Options:
   --prompt-template <path>       Load a prompt template file or directory (repeatable)
   --no-prompt-templates, -np     Disable prompt template discovery and loading
   --theme <path>                 Load a theme file or directory (repeatable)
+  --use-theme <name[/name]>      The app's theme for this run (light/dark: by the terminal background)
   --no-themes                    Disable theme discovery and loading
   --no-context-files, -nc        Do not load AGENTS.md / CLAUDE.md
   --approve, -a                  Trust this project's .pi resources for this run
+  --no-approve, -na              Ignore this project's .pi resources for this run
+  --tui-mode <mode>              fullscreen (the only mode of this pi's app; "regular" is accepted)
   --export <file> [output]       Export a session file to HTML and exit
   --list-models [search]         List available models (optional fuzzy search)
   --verbose                      Verbose start-up (overrides the quietStartup setting); tracebacks
@@ -176,7 +180,7 @@ def build_parser(extension_flags: Sequence[tuple[str, bool]] = ()) -> argparse.A
     p.add_argument("--no-tools", "-nt", dest="no_tools", action="store_true")
     p.add_argument("--no-builtin-tools", "-nbt", dest="no_builtin_tools", action="store_true")
     p.add_argument("--tools", "-t", dest="tools")
-    p.add_argument("--exclude-tools", dest="exclude_tools")
+    p.add_argument("--exclude-tools", "-xt", dest="exclude_tools")
     p.add_argument("--thinking", choices=THINKING_LEVELS)
     p.add_argument("--extension", "-e", dest="extensions", action="append", default=[])
     p.add_argument("--no-extensions", "-ne", dest="no_extensions", action="store_true")
@@ -188,6 +192,9 @@ def build_parser(extension_flags: Sequence[tuple[str, bool]] = ()) -> argparse.A
     p.add_argument("--no-themes", dest="no_themes", action="store_true")
     p.add_argument("--no-context-files", "-nc", dest="no_context_files", action="store_true")
     p.add_argument("--approve", "-a", dest="approve", action="store_true")
+    p.add_argument("--no-approve", "-na", dest="no_approve", action="store_true")
+    p.add_argument("--use-theme", dest="use_theme")
+    p.add_argument("--tui-mode", dest="tui_mode", choices=("fullscreen", "regular"))
     p.add_argument("--export", nargs="+")
     p.add_argument("--list-models", dest="list_models", nargs="?", const="", default=None)
     p.add_argument("--verbose", action="store_true")
@@ -311,6 +318,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     if args.offline:
         os.environ["PI_OFFLINE"] = "1"
+    if args.tui_mode == "regular":  # 1.6.0's inline mode: accepted, said once, full screen instead
+        sys.stderr.write("pi: --tui-mode regular is not supported by this pi; the app runs full screen\n")
     _skip_pydantic_plugin_loader()
     install_exit_signal_handlers()
     return run(args)

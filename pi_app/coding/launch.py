@@ -64,6 +64,9 @@ class LaunchOptions:
     no_themes: bool = False
     no_context_files: bool = False
     approve: bool = False
+    no_approve: bool = False  # 1.6.0's --no-approve: project-local files are ignored for this run
+    use_theme: str | None = None  # 1.6.0's --use-theme: the app's theme for this run
+    tui_mode: str | None = None  # 1.6.0's --tui-mode: only "fullscreen" here
     export: list[str] | None = None
     list_models: str | None = None
     list_models_requested: bool = False
@@ -113,21 +116,61 @@ def _split_list(value: str | None) -> list[str] | None:
     return [v.strip() for v in value.split(",") if v.strip()]
 
 
-def active_tool_names(options: LaunchOptions) -> tuple[list[str] | None, bool]:
-    """The built-in tools to activate (None = defaults) and whether tools are off entirely."""
+def active_tool_names(options: LaunchOptions, settings: Any = None) -> tuple[list[str] | None, bool]:
+    """The built-in tools to activate and whether tools are off entirely (``pi_app.coding.tool_selection``:
+    ``defaultTools`` layers, then ``--tools``, then ``--exclude-tools``)."""
     if options.no_tools:
         return [], True
+    if options.no_builtin_tools:
+        return [], False
+    from pi_app.coding.tool_selection import resolve_tools
     from pi_app.coding.tools import BUILTIN_TOOL_NAMES, DEFAULT_ACTIVE_TOOLS
 
-    names: list[str] | None = _split_list(options.tools)
-    if names is not None:
-        names = [n for n in names if n in BUILTIN_TOOL_NAMES]
-    if options.no_builtin_tools:
-        names = []
+    layers = settings.get_default_tools_layers() if settings is not None else []
+    cli = _split_list(options.tools)
     excluded = _split_list(options.exclude_tools) or []
-    if excluded:
-        names = [n for n in (names if names is not None else list(DEFAULT_ACTIVE_TOOLS)) if n not in excluded]
-    return names, False
+    if not layers and cli is None and not excluded:
+        return None, False
+    chosen = resolve_tools(
+        available=BUILTIN_TOOL_NAMES,
+        defaults=DEFAULT_ACTIVE_TOOLS,
+        default_tools_layers=layers,
+        cli_tools=cli,
+        exclude=excluded,
+    )
+    return chosen.names, False
+
+
+def extension_allowlist(options: LaunchOptions) -> list[str] | None:
+    """The ``--tools`` entries extension tools are held to: None when the list only edits the
+    defaults (``+name``/``-name``), which leaves extension tools as they are."""
+    from pi_app.coding.tool_selection import is_edit
+
+    entries = _split_list(options.tools)
+    if entries is None or all(is_edit(e) for e in entries):
+        return None
+    return [e for e in entries if not is_edit(e)] + [e[1:] for e in entries if e.startswith("+")]
+
+
+def report_unmatched_tools(options: LaunchOptions, session: Any, report: Callable[[str], None]) -> None:
+    """1.6.0 enables no tool for a ``--tools`` list that matches none, and says so: one line naming
+    the entries that matched no built-in, extension or MCP tool, and one when nothing is enabled."""
+    from pi_app.coding.mcp.naming import matches_any
+
+    entries = _split_list(options.tools)
+    if not entries or options.no_tools:
+        return
+    active = [getattr(t, "name", "") for t in (session.agent.state.tools or [])]
+    known = set(active) | {getattr(d, "name", "") for d in getattr(session, "tool_definitions", [])}
+    unmatched = [
+        e
+        for e in entries
+        if not e.lstrip("+-").startswith("mcp__") and not any(matches_any(n, [e.lstrip("+-")]) for n in known)
+    ]
+    if unmatched:
+        report(f"Warning: --tools: no tool matches {', '.join(unmatched)}")
+    if not active and not any(e.lstrip("+-").startswith("mcp__") for e in entries):
+        report("Warning: no tools are enabled (--tools matched none)")
 
 
 def session_dir_for(options: LaunchOptions, cwd: str) -> str:
@@ -293,7 +336,9 @@ async def load_resources(
         append_system_prompt=options.append_system_prompt or None,
         offline=is_offline(options.offline),
     )
-    if options.approve and hasattr(loader.trust, "approve"):
+    if options.no_approve and hasattr(loader.trust, "decide"):
+        loader.trust.decide(cwd, False, remember=False)  # untrusted for this run, nothing saved
+    elif options.approve and hasattr(loader.trust, "approve"):
         loader.trust.approve = True
     if host.ask_trust is not None and hasattr(loader.trust, "ask"):
         loader.trust.ask = host.ask_trust
@@ -363,7 +408,7 @@ async def build_session(
         if model is None and scoped and not (continuing and session_manager.get_entries()):
             model = scoped[0].model
             thinking = thinking or scoped[0].thinking_level
-    tools, no_tools = active_tool_names(options)
+    tools, no_tools = active_tool_names(options, settings)
     if base_tools_override is not None and tools is None:
         from pi_app.coding.tools import DEFAULT_ACTIVE_TOOLS
 
@@ -397,6 +442,7 @@ async def build_session(
         if created.session.mcp is not None:
             created.session.mcp.kill()
         raise LaunchError(created.session.no_model_message, warnings=created.warnings)
+    report_unmatched_tools(options, created.session, host.report)
     if options.name:
         created.session.set_session_name(options.name)
     return created
@@ -531,7 +577,7 @@ async def attach_extensions(
         loader,
         mode=mode,
         flag_values=dict(options.extension_flags),
-        allowlist=_split_list(options.tools),
+        allowlist=extension_allowlist(options),
         no_builtin_tools=options.no_builtin_tools,
         no_tools=options.no_tools,
         exclude=_split_list(options.exclude_tools) or (),

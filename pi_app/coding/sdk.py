@@ -45,8 +45,8 @@ def build_tool_definitions(
     from pi_app.coding.tools import DEFAULT_ACTIVE_TOOLS, create_builtin_tools
     from pi_app.coding.tools.definition import ToolDefinition, create_tool_definition_from_agent_tool
 
-    if no_tools:
-        return []
+    if no_tools or (tools is not None and not list(tools)):
+        return []  # an empty selection is no tool, never "all of them"
     if base_tools_override is not None:
         base = {
             name: tool if isinstance(tool, ToolDefinition) else create_tool_definition_from_agent_tool(tool)
@@ -235,7 +235,14 @@ async def create_agent_session(
 
     from pi_app.coding.tools.definition import wrap_tool_definition
 
-    agent_tools = [wrap_tool_definition(d, lambda: None) for d in tool_definitions] + list(custom_tools)
+    # Without an extension binding the tools' context is the session itself: what the bash tool's
+    # PI_SESSION_ID/PI_MODEL/PI_PROVIDER and read's image limits need (print and JSON mode too).
+    holder: list[AgentSession] = []
+
+    def tool_context() -> AgentSession | None:
+        return holder[0] if holder else None
+
+    agent_tools = [wrap_tool_definition(d, tool_context) for d in tool_definitions] + list(custom_tools)
 
     override_provider = model.provider if model is not None else None
 
@@ -276,6 +283,7 @@ async def create_agent_session(
         no_model_message=no_models_message(models_json),
         resource_loader=resource_loader,
     )
+    holder.append(session)
     from pi_app.coding.checkpoints import attach_checkpoints
 
     session.checkpoints = attach_checkpoints(session, agent_path)

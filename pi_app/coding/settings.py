@@ -131,6 +131,7 @@ class Settings(BaseModel):
     default_model: str | None = None
     default_thinking_level: Literal["off", "minimal", "low", "medium", "high", "xhigh", "max"] | None = None
     model_thinking_levels: dict[str, str] | None = None
+    default_tools: list[str] | None = None
     transport: Literal["sse", "websocket", "auto"] = "auto"
     enabled_models: list[str] | None = None
     steering_mode: Literal["all", "one-at-a-time"] = "one-at-a-time"
@@ -571,6 +572,14 @@ class SettingsManager:
 
     def get_default_thinking_level(self) -> str | None:
         return self._view.default_thinking_level
+
+    def get_default_tools_layers(self) -> list[list[str]]:
+        """``defaultTools`` of the user, then of the project (each applies on top of the one before,
+        see ``pi_app.coding.tool_selection``); a list that is not all strings is left out."""
+        scopes = ["global", "project"] if self._project_enabled else ["global"]
+        layers = [self._raw[scope].get("defaultTools") for scope in scopes]  # type: ignore[index]
+        layers.append(self._overrides.get("defaultTools"))
+        return [list(v) for v in layers if isinstance(v, list) and all(isinstance(x, str) for x in v)]
 
     def get_model_thinking_level(self, provider: str, model_id: str) -> str | None:
         """``modelThinkingLevels["provider/modelId"]`` (1.6.0's per-model startup level), if valid."""

@@ -250,7 +250,7 @@ class PiApp(App[int], inherit_bindings=False):
     def _apply_startup_theme(self) -> None:
         from pi_app.tui.themes import SYSTEM_THEME, resolve_selection
 
-        selected = resolve_selection(self._settings_theme(), self._light_background)
+        selected = resolve_selection(self.options.use_theme or self._settings_theme(), self._light_background)
         if selected == SYSTEM_THEME:  # pi 1.6.0's default: follow the terminal's background
             selected = None
         self._unresolved_theme: str | None = None

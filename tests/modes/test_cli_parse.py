@@ -141,3 +141,46 @@ def test_help_names_the_share_viewer_variable_and_its_default(capsys: pytest.Cap
     assert main(["--help"]) == 0
     line = next(line for line in capsys.readouterr().out.splitlines() if "PI_SHARE_VIEWER_URL" in line)
     assert DEFAULT_SHARE_VIEWER_URL in line
+
+
+PI16 = "/work/ref/pi16/pi16"
+CHOICES = {"--mode": "json", "--thinking": "max", "--tui-mode": "fullscreen"}
+
+
+def test_pi_16_flags() -> None:
+    args = parse_args(
+        ["-na", "--use-theme", "light/dark", "--tui-mode", "regular", "-xt", "bash,w*", "--no-mcp"]
+    )
+    assert args.no_approve and args.use_theme == "light/dark" and args.tui_mode == "regular"
+    assert args.exclude_tools == "bash,w*" and args.no_mcp and not args.unknown_options
+    assert parse_args(["--thinking", "max"]).thinking == "max"
+
+
+def test_tui_mode_regular_is_accepted_with_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--tui-mode", "regular", "--list-models", "zzz-no-such-model"]) == 0
+    err = capsys.readouterr().err
+    assert err.count("--tui-mode regular is not supported") == 1
+
+
+@pytest.mark.skipif(not __import__("os").path.exists(PI16), reason="pi 1.6.0 is not installed here")
+def test_every_flag_of_pi_16s_help_is_accepted(tmp_path) -> None:
+    """Each option 1.6.0's ``--help`` lists (long and short forms) parses here without an error."""
+    import re
+    import subprocess
+
+    env = {"HOME": str(tmp_path), "PI_OFFLINE": "1", "PATH": "/usr/bin:/bin"}
+    text = subprocess.run([PI16, "--help"], capture_output=True, text=True, env=env, timeout=60).stdout
+    options = text.split("Options:", 1)[1].split("\n\n", 1)[0]
+    checked = 0
+    for line in options.splitlines():
+        match = re.match(r"\s+(--[a-z-]+(?:, -[a-z]+)?)(.*)", line)
+        if not match or match.group(1).startswith(("--help", "--version")):
+            continue
+        flags = [f.strip() for f in match.group(1).split(",")]
+        takes = "<" in match.group(2).split("  ")[0]
+        for flag in flags:
+            argv = [flag, CHOICES.get(flags[0], "x")] if takes else [flag]
+            parsed = parse_args(argv)
+            assert not parsed.unknown_options, flag
+            checked += 1
+    assert checked > 50
