@@ -391,8 +391,25 @@ def login_command(args: Sequence[str], agent_dir: Path, *, local: bool = False) 
         sys.stderr.write(line + "\n")
         sys.stderr.flush()
 
+    def paste_from_terminal(callback: Any) -> None:
+        """A browser on another machine (SSH): the user pastes the address it was sent to."""
+        if not sys.stdin.isatty():
+            return
+        import threading
+
+        loop = asyncio.get_running_loop()
+        say("If the browser runs on another machine, paste the address it was redirected to here.")
+
+        def read() -> None:
+            for line in sys.stdin:
+                if "code=" in line or "error=" in line:
+                    loop.call_soon_threadsafe(callback.deliver_url, line)
+                    return
+
+        threading.Thread(target=read, daemon=True).start()
+
     try:
-        asyncio.run(sign_in(server, agent_dir, say=say, timeout_s=timeout_s))
+        asyncio.run(sign_in(server, agent_dir, say=say, timeout_s=timeout_s, on_callback=paste_from_terminal))
     except (RuntimeError, ValueError) as exc:
         sys.stderr.write(f"Sign-in to {server.name} failed: {exc}\n")
         return 1

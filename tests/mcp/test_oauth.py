@@ -104,3 +104,17 @@ def test_a_session_without_sign_in_says_so_in_one_line_and_goes_on(
     lines = [line for line in result.stderr.splitlines() if "guarded" in line]
     assert len(lines) == 1 and "sign-in" in lines[0] and "pi mcp login guarded" in lines[0]
     assert "authorize" not in oauth_server.events  # nobody opened a browser
+
+
+async def test_a_pasted_redirect_address_completes_the_callback() -> None:
+    from pi_app.coding.mcp.oauth import CallbackServer
+
+    callback = CallbackServer()
+    await callback.start()
+    try:
+        assert not callback.deliver_url("http://127.0.0.1:1/callback?nothing=here")
+        assert callback.deliver_url("http://127.0.0.1:1/callback?code=abc&state=xyz&iss=http%3A%2F%2Fas")
+        result = await callback.wait()
+        assert (result.code, result.state, result.iss) == ("abc", "xyz", "http://as")
+    finally:
+        callback.close()

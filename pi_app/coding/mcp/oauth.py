@@ -304,6 +304,15 @@ class CallbackServer:
         finally:
             writer.close()
 
+    def deliver_url(self, url: str) -> bool:
+        """The address the browser was redirected to, pasted by the user (a browser on another
+        machine cannot reach this loopback server). False when it carries no code or error."""
+        params = {k: v[0] for k, v in parse_qs(urlsplit(url.strip()).query).items()}
+        if not ("code" in params or "error" in params) or self.result is None or self.result.done():
+            return False
+        self.result.set_result(params)
+        return True
+
     async def wait(self) -> Any:
         from mcp.shared.auth import AuthorizationCodeResult
 
@@ -324,6 +333,7 @@ async def sign_in(
     *,
     say: Callable[[str], None],
     timeout_s: float = DEFAULT_LOGIN_TIMEOUT_S,
+    on_callback: Callable[[CallbackServer], None] | None = None,
 ) -> None:
     """The whole sign-in: browser, redirect, tokens stored; raises with one line on failure."""
     from pi_app.coding.mcp.connection import ServerConnection
@@ -339,6 +349,8 @@ async def sign_in(
         int(configured_port) if isinstance(configured_port, int) else 0, callback_path or "/callback"
     )
     port = await callback.start()
+    if on_callback is not None:  # e.g. a pasted redirect address
+        on_callback(callback)
 
     async def open_browser(url: str) -> None:
         say(f"Open this URL to sign in to {server.name}:\n  {url}")
