@@ -22,10 +22,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from vs_pi16 import Bench, _cache_transcripts, answer_text  # noqa: E402
+from vs_pi16 import Bench, _cache_transcripts, answer_text
 
-from pi_app.ai.testing import text  # noqa: E402
-from tests.fakes.llm_server import FakeLLMServer  # noqa: E402
+from pi_app.ai.testing import text
+from tests.fakes.llm_server import FakeLLMServer
 
 
 def main() -> None:
