@@ -141,3 +141,45 @@ def test_slash_mcp_in_print_mode_prints_the_status_and_never_reaches_the_model(
     assert "time: connected, 2 tools (deferred, global)" in result.stdout
     assert "off: disabled (codemode, global)" in result.stdout
     assert llm_server.requests == []
+
+
+def test_tools_and_exclude_tools_filter_mcp_tools_only_through_mcp_patterns(
+    llm_server: FakeLLMServer, agent_dir: Path, project: Path
+) -> None:
+    write_models_json(agent_dir, llm_server.base_url)
+    write_mcp_json(
+        agent_dir,
+        {
+            "time": stdio_entry(time_command(), exposure="direct"),
+            "clock": stdio_entry(time_command(), exposure="direct"),
+        },
+    )
+    llm_server.enqueue(text("ok"))
+    assert run_pi(*ARGS, "--tools", "read", "hi", cwd=project, timeout=60).returncode == 0
+    names = _tool_names(llm_server.requests[-1].body)
+    assert (
+        "read" in names and "bash" not in names and "mcp__time__get_current_time" in names
+    )  # no mcp__ entry
+    llm_server.enqueue(text("ok"))
+    assert run_pi(*ARGS, "--tools", "read,mcp__time__*", "hi", cwd=project, timeout=60).returncode == 0
+    names = _tool_names(llm_server.requests[-1].body)
+    assert "mcp__time__convert_time" in names and not [n for n in names if n.startswith("mcp__clock")]
+    llm_server.enqueue(text("ok"))
+    assert (
+        run_pi(*ARGS, "--exclude-tools", "mcp__*__convert_time", "hi", cwd=project, timeout=60).returncode
+        == 0
+    )
+    names = _tool_names(llm_server.requests[-1].body)
+    assert "mcp__clock__get_current_time" in names and not [n for n in names if n.endswith("convert_time")]
+
+
+def test_excluding_tool_search_with_deferred_servers_is_said_once(
+    llm_server: FakeLLMServer, agent_dir: Path, project: Path
+) -> None:
+    write_models_json(agent_dir, llm_server.base_url)
+    write_mcp_json(agent_dir, {"time": stdio_entry(time_command(), exposure="deferred")})
+    llm_server.enqueue(text("ok"))
+    result = run_pi(*ARGS, "--exclude-tools", "tool_search", "hi", cwd=project, timeout=60)
+    assert result.returncode == 0
+    assert len([line for line in result.stderr.splitlines() if "tool_search is excluded" in line]) == 1
+    assert "tool_search" not in _tool_names(llm_server.requests[-1].body)

@@ -105,6 +105,12 @@ class McpManager:
             self._report_once("config", error, f"MCP config error: {error}")
         for connection in self.connections.values():
             self._warn_codemode(connection.config)
+        if self._needs_search() and not self._allowed(TOOL_SEARCH):
+            self._report_once(
+                "tool_search",
+                "off",
+                "MCP: tool_search is excluded, so the tools of servers without direct exposure cannot be called",
+            )
         if connect:
             self.connect_all()
 
