@@ -270,7 +270,7 @@ class Bench:
                 try:
                     wait_screen(term, "fake-model")
                     ready = time.perf_counter() - started
-                    term.type("hi\r")
+                    submit(term, "hi")
                     wait_screen(term, "READY-MARK")
                     answered = time.perf_counter() - started
                 finally:
@@ -301,7 +301,7 @@ class Bench:
                         wait_screen(term, "fake-model")
                         term.settle(quiet=0.3, timeout=20)
                         before = tree_cpu(term.pid)
-                        term.type("go\r")
+                        submit(term, "go")
                         wait_screen(term, "STREAM-END-MARK", timeout=300)
                         spent = tree_cpu(term.pid) - before
                     finally:
@@ -370,6 +370,14 @@ def answer_text(size: int) -> str:
 
 def median(samples: list[tuple[float, float]], i: int) -> float:
     return statistics.median(s[i] for s in samples)
+
+
+def submit(term: Any, prompt: str) -> None:
+    """Type ``prompt``, wait until the editor shows it, then press Enter (a key pressed while the
+    app still settles can otherwise be taken by a notice instead of the editor)."""
+    term.type(prompt)
+    term.wait_for(lambda: any(line.strip() == prompt for line in term.text().splitlines()), timeout=30)
+    term.type("\r")
 
 
 def wait_screen(term: Any, marker: str, timeout: float = 60, interval: float = 0.003) -> None:
@@ -528,7 +536,10 @@ def main() -> None:
             Path(tmp), server, options.runs, options.heavy_runs, options.baseline, options.baseline_heavy
         )
         for name in options.only.split(","):
-            SECTIONS[name](bench)
+            try:
+                SECTIONS[name](bench)
+            except (AssertionError, SystemExit, OSError) as exc:  # one broken section, not the run
+                print(f"  {name}: FAILED: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}")
             sys.stdout.flush()
     print(f"load average at the end {os.getloadavg()[0]:.1f}")
 

@@ -100,13 +100,17 @@ def test_one_sse_line_in_many_chunks_is_joined_once() -> None:
     assert decoder.joins == 1
 
 
-def test_a_whole_print_run_copies_each_delta_a_bounded_number_of_times(
+@pytest.mark.parametrize("mode", ["print", "json"])
+def test_a_whole_run_copies_each_delta_a_bounded_number_of_times(
+    mode: str,
     tmp_path: Path,
     llm_server: FakeLLMServer,
     monkeypatch: pytest.MonkeyPatch,
     capfd: pytest.CaptureFixture[str],
 ) -> None:
-    """``pi -p``: wire adapter, agent loop, session (persisted), print mode, in this process."""
+    """``pi -p`` and ``pi --mode json``: wire adapter, agent loop, session (persisted), the mode's
+    output, in this process. JSON mode writes each delta, not the message so far (pi 1.6.0's
+    delta form), so it must not read the growing text either."""
     from pi_app.cli import main
 
     agent_dir = tmp_path / "home" / ".pi" / "agent"
@@ -127,9 +131,18 @@ def test_a_whole_print_run_copies_each_delta_a_bounded_number_of_times(
     llm_server.enqueue(T.text(answer, chunks=DELTAS))
     growth_stats.reset()
 
-    assert main(["-p", "write it"]) == 0
+    assert main(["-p", "write it"] if mode == "print" else ["--mode", "json", "write it"]) == 0
 
-    assert capfd.readouterr().out == answer + "\n"
+    out = capfd.readouterr().out
+    if mode == "print":
+        assert out == answer + "\n"
+    else:
+        ends = [e for e in map(json.loads, out.splitlines()) if e.get("type") == "message_end"]
+        last = ends[-1]["message"]
+        assert last["role"] == "assistant" and last["content"][0]["text"] == answer
+        # a line per delta (~400 bytes of framing), never the message so far (that would be
+        # about 70 MB here, as it was before the delta form)
+        assert len(out) < 2 * DELTAS * 600 + 4 * (len(answer) + len(body))
     assert (tmp_path / "out.txt").read_text() == body
     assert growth_stats.joins <= 6
     assert growth_stats.parses <= 2
