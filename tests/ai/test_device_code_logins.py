@@ -98,3 +98,67 @@ async def test_codex_device_code_login(auth_server: FakeOAuthServer) -> None:
     headless = Interaction(prefer_device_code=True)
     await auth_server.codex(sleep=no_sleep).login(headless)
     assert headless.prompts == [] and headless.events[0]["code"] == CODEX_USER_CODE
+
+
+async def test_kimi_code_device_login_with_the_host_override(
+    auth_server: FakeOAuthServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pi_app.ai.auth.oauth.xai import KimiCodeOAuth
+    from tests.fakes.oauth_server import KIMI_USER_CODE
+
+    monkeypatch.setenv("KIMI_CODE_OAUTH_HOST", auth_server.base_url)
+    interaction = Interaction()
+    credential = await KimiCodeOAuth(sleep=no_sleep).login(interaction)
+    assert interaction.events[0]["code"] == KIMI_USER_CODE
+    assert interaction.events[0]["url"] == f"{auth_server.base_url}/device?user_code={KIMI_USER_CODE}"
+    assert credential["access"] == "kimi-access-1"
+    assert auth_server.requests[0][1]["client_id"] == "17e5f671-d194-4dfb-9706-5516cb48c098"
+
+
+async def test_openrouter_sign_in_by_callback_and_by_paste(auth_server: FakeOAuthServer) -> None:
+    import asyncio
+    from urllib.parse import parse_qs, urlsplit
+
+    import httpx
+
+    from pi_app.ai.auth.oauth.openrouter import OpenRouterOAuth
+
+    def oauth() -> OpenRouterOAuth:
+        return OpenRouterOAuth(
+            authorize_url="https://openrouter.ai/auth", keys_url=f"{auth_server.base_url}/api/v1/auth/keys"
+        )
+
+    class Browser(Interaction):
+        """The user's browser follows the authorize URL back to pi's loopback callback."""
+
+        def notify(self, event: dict[str, Any]) -> None:
+            super().notify(event)
+            if event["type"] == "auth_url":
+                query = parse_qs(urlsplit(event["url"]).query)
+                assert query["code_challenge_method"] == ["S256"] and query["code_challenge"]
+                callback = query["callback_url"][0]
+                asyncio.get_running_loop().create_task(self.visit(callback))
+
+        async def visit(self, callback: str) -> None:
+            async with httpx.AsyncClient() as client:
+                self.page = await client.get(callback, params={"code": "or-code"})
+
+        async def prompt(self, prompt: dict[str, Any]) -> str:
+            await asyncio.Event().wait()  # never pasted
+            return ""
+
+    browser = Browser()
+    credential = await oauth().login(browser)
+    assert credential == {
+        "type": "oauth",
+        "access": "sk-or-v1-fake",
+        "refresh": "",
+        "expires": 9007199254740991,
+    }
+    assert browser.page.status_code == 200
+    assert auth_server.requests[-1][1]["code_verifier"]
+    pasted = Interaction(answers=["http://localhost:1/oauth/callback/x?code=or-code"])
+    assert (await oauth().login(pasted))["access"] == "sk-or-v1-fake"
+    bad = Interaction(answers=["wrong"])
+    with pytest.raises(OAuthError, match=r"OpenRouter OAuth key exchange failed \(HTTP 400\): bad code"):
+        await oauth().login(bad)

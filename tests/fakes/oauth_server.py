@@ -1,4 +1,5 @@
-"""A loopback OAuth authorization server for the device-code sign-ins (xAI, OpenAI Codex).
+"""A loopback OAuth authorization server for the sign-ins: device codes (xAI, Kimi Code, OpenAI
+Codex) and OpenRouter's code-for-key exchange.
 
 It answers as the real ones do: a device code, then "not yet" for the first ``pending_polls``
 polls (xAI: ``400 authorization_pending``; Codex: ``403``), then tokens. Codex's answer is an
@@ -18,6 +19,7 @@ from urllib.parse import parse_qs
 
 XAI_USER_CODE = "XAIX-2026"
 CODEX_USER_CODE = "CDX-4242"
+KIMI_USER_CODE = "KIMI-7777"
 
 
 def fake_jwt(claims: dict[str, Any]) -> str:
@@ -77,6 +79,26 @@ class FakeOAuthServer:
             if self.polls <= self.pending_polls:
                 return 400, {"error": "authorization_pending"}
             return 200, self._tokens("xai-access-1")
+        if path == "/api/oauth/device_authorization":  # Kimi Code
+            return 200, {
+                "device_code": "kimi-device-1",
+                "user_code": KIMI_USER_CODE,
+                "verification_uri": f"{self.base_url}/device",
+                "verification_uri_complete": f"{self.base_url}/device?user_code={KIMI_USER_CODE}",
+                "interval": 0,
+                "expires_in": 600,
+            }
+        if path == "/api/oauth/token":
+            if body.get("grant_type") == "refresh_token":
+                return 200, self._tokens("kimi-access-refreshed")
+            self.polls += 1
+            if self.polls <= self.pending_polls:
+                return 400, {"error": "authorization_pending"}
+            return 200, self._tokens("kimi-access-1")
+        if path == "/api/v1/auth/keys":  # OpenRouter: the code for a permanent key
+            if body.get("code") != "or-code" or body.get("code_challenge_method") != "S256":
+                return 400, {"error": {"message": "bad code"}}
+            return 200, {"key": "sk-or-v1-fake"}
         if path == "/api/accounts/deviceauth/usercode":
             return 200, {"device_auth_id": "codex-device-1", "user_code": CODEX_USER_CODE, "interval": "0"}
         if path == "/api/accounts/deviceauth/token":

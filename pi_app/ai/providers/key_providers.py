@@ -37,6 +37,18 @@ ACCOUNT_LOGINS: dict[str, tuple[str, str, str, str]] = {
         "xAI (Grok/X subscription)",
         "Sign in with SuperGrok or X Premium",
     ),
+    "kimi-coding": (
+        "pi_app.ai.auth.oauth.xai",
+        "kimi_code_oauth",
+        "Kimi Code (subscription)",
+        "Sign in with Kimi Code",
+    ),
+    "openrouter": (
+        "pi_app.ai.auth.oauth.openrouter",
+        "openrouter_oauth",
+        "OpenRouter OAuth",
+        "Sign in with OpenRouter",
+    ),
 }
 
 

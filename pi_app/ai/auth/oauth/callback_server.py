@@ -2,7 +2,8 @@
 
 Only the configured path is served: other paths get 404; ``error=``, a missing code or state, or a
 state mismatch get 400 with a short HTML explanation; a good redirect gets 200 and resolves
-``wait()`` with the code. Binding failures are reported to the caller, which then falls back to
+``wait()`` with the code. A flow without ``state`` (OpenRouter) passes None and relies on a random
+path instead. Binding failures are reported to the caller, which then falls back to
 the pasted-code prompt alone.
 """
 
@@ -21,7 +22,7 @@ SUCCESS_PAGE = (
 
 
 class CallbackServer:
-    def __init__(self, host: str, port: int, path: str, expected_state: str) -> None:
+    def __init__(self, host: str, port: int, path: str, expected_state: str | None) -> None:
         self.host = host
         self.port = port
         self.path = path
@@ -73,12 +74,12 @@ class CallbackServer:
             detail = html.escape(query.get("error_description") or query["error"])
             return "400 Bad Request", f"<html><body><h1>Login failed</h1><p>{detail}</p></body></html>"
         code, state = query.get("code"), query.get("state")
-        if not code or not state:
+        if not code or (self.expected_state is not None and not state):
             return (
                 "400 Bad Request",
                 "<html><body><h1>Login failed</h1><p>Missing code or state.</p></body></html>",
             )
-        if state != self.expected_state:
+        if self.expected_state is not None and state != self.expected_state:
             return (
                 "400 Bad Request",
                 "<html><body><h1>Login failed</h1><p>OAuth state mismatch.</p></body></html>",
@@ -93,7 +94,7 @@ async def receive_authorization_code(
     *,
     port: int,
     path: str,
-    state: str,
+    state: str | None,
     authorize_url: Callable[[str], str],
     paste_message: str,
 ) -> tuple[str, str]:

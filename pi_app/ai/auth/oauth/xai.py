@@ -1,10 +1,12 @@
-"""xAI sign-in with a SuperGrok or X Premium subscription: the OAuth device-code flow (RFC 8628).
+"""Sign-ins with the OAuth device-code flow (RFC 8628): xAI (SuperGrok / X Premium) and Kimi Code.
 
-pi asks ``auth.x.ai`` for a device code, shows the verification URL (the one with the code in it
-when the server gives one) and the code, and polls the token endpoint until the user approves;
-the access token is then sent as the API key. Tokens are refreshed with the refresh token (xAI may
-keep the old one), five minutes before they expire. Denied, expired and timed-out codes end the
-login with one line.
+``DeviceCodeOAuth`` asks the provider for a device code, shows the verification URL (the one with
+the code in it when the server gives one) and the code, and polls the token endpoint until the user
+approves; the access token is then sent as the API key. Tokens are refreshed with the refresh
+token (the old one is kept when the server does not rotate it), five minutes before they expire.
+Denied, expired and timed-out codes end the login with one line. A provider is its endpoints,
+client id, scope and names: ``XaiOAuth`` (``auth.x.ai``) and ``KimiCodeOAuth`` (``auth.kimi.com``,
+or ``KIMI_CODE_OAUTH_HOST`` / ``KIMI_OAUTH_HOST`` as pi 1.6.0).
 """
 
 from __future__ import annotations
@@ -26,21 +28,26 @@ TOKEN_URL = "https://auth.x.ai/oauth2/token"
 REFRESH_SKEW_MS = 5 * 60 * 1000
 DEFAULT_LIFETIME_S = 3600
 DENIED = {
-    "access_denied": "xAI device authorization was denied",
-    "authorization_denied": "xAI device authorization was denied",
-    "expired_token": "xAI device code expired",
+    "access_denied": "device authorization was denied",
+    "authorization_denied": "device authorization was denied",
+    "expired_token": "device code expired",
 }
 
 
-class XaiOAuth:
-    name = "xAI (Grok/X subscription)"
-    login_label = "Sign in with SuperGrok or X Premium"
+class DeviceCodeOAuth:
+    name = ""
+    login_label = ""
+    label = ""  # in messages: "<label> device authorization was denied"
+    client_id = ""
+    scope: str | None = None
+    extra: dict[str, str] = {}
+    https_only = True
 
     def __init__(
         self,
         *,
-        device_code_url: str = DEVICE_CODE_URL,
-        token_url: str = TOKEN_URL,
+        device_code_url: str,
+        token_url: str,
         http_client_factory: Callable[[], httpx.AsyncClient] = httpx.AsyncClient,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
     ) -> None:
@@ -53,20 +60,24 @@ class XaiOAuth:
         async with self.http_client_factory() as client:
             response = await client.post(
                 self.device_code_url,
-                data={"client_id": CLIENT_ID, "scope": SCOPE, "referrer": "pi"},
+                data={
+                    "client_id": self.client_id,
+                    **({"scope": self.scope} if self.scope else {}),
+                    **self.extra,
+                },
                 headers={"accept": "application/json"},
             )
             if response.status_code >= 300:
                 raise OAuthError(
-                    f"xAI device authorization failed: {response.status_code} {response.text[:300]}"
+                    f"{self.label} device authorization failed: {response.status_code} {response.text[:300]}"
                 )
             device = response.json()
-            for field in ("device_code", "user_code", "verification_uri", "expires_in"):
+            for field in ("device_code", "user_code", "verification_uri"):
                 if not device.get(field):
-                    raise OAuthError(f"Invalid xAI device code response: missing {field}")
+                    raise OAuthError(f"Invalid {self.label} device code response: missing {field}")
             url = device.get("verification_uri_complete") or device["verification_uri"]
-            if not str(url).startswith("https://"):
-                raise OAuthError(f"xAI sent a verification URL that is not https: {url}")
+            if not str(url).startswith("https://" if self.https_only else ("https://", "http://")):
+                raise OAuthError(f"{self.label} sent a verification URL that is not https: {url}")
             interaction.notify({"type": "device_code", "url": url, "code": device["user_code"]})
             try:
                 token = await poll_for_token(
@@ -74,11 +85,11 @@ class XaiOAuth:
                     self.token_url,
                     {
                         "grant_type": "urn:ietf:params:oauth:grant-type:device_code",
-                        "client_id": CLIENT_ID,
+                        "client_id": self.client_id,
                         "device_code": device["device_code"],
                     },
-                    float(device.get("interval") or 5),
-                    float(device["expires_in"]),
+                    float(device["interval"]) if isinstance(device.get("interval"), int | float) else 5.0,
+                    float(device.get("expires_in") or 15 * 60),
                     signal=getattr(interaction, "signal", None),
                     sleep=self.sleep,
                 )
@@ -86,7 +97,7 @@ class XaiOAuth:
                 text = str(exc)
                 for code, message in DENIED.items():
                     if f"failed: {code}" in text:
-                        raise OAuthError(message) from None
+                        raise OAuthError(f"{self.label} {message}") from None
                 raise OAuthError(text) from None
         return _credential(token, None)
 
@@ -97,7 +108,7 @@ class XaiOAuth:
                 self.token_url,
                 form={
                     "grant_type": "refresh_token",
-                    "client_id": CLIENT_ID,
+                    "client_id": self.client_id,
                     "refresh_token": credential["refresh"],
                 },
             )
@@ -110,7 +121,7 @@ class XaiOAuth:
 def _credential(data: dict[str, Any], previous_refresh: str | None) -> Credential:
     refresh = data.get("refresh_token") or previous_refresh
     if not refresh:
-        raise OAuthError("Invalid xAI token response: missing refresh_token")
+        raise OAuthError("Invalid token response: missing refresh_token")
     lifetime = float(data.get("expires_in") or DEFAULT_LIFETIME_S)
     return {
         "type": "oauth",
@@ -120,5 +131,47 @@ def _credential(data: dict[str, Any], previous_refresh: str | None) -> Credentia
     }
 
 
+class XaiOAuth(DeviceCodeOAuth):
+    name = "xAI (Grok/X subscription)"
+    login_label = "Sign in with SuperGrok or X Premium"
+    label = "xAI"
+    client_id = CLIENT_ID
+    scope = SCOPE
+    extra = {"referrer": "pi"}
+
+    def __init__(
+        self, *, device_code_url: str = DEVICE_CODE_URL, token_url: str = TOKEN_URL, **kwargs: Any
+    ) -> None:
+        super().__init__(device_code_url=device_code_url, token_url=token_url, **kwargs)
+
+
+KIMI_CLIENT_ID = "17e5f671-d194-4dfb-9706-5516cb48c098"
+KIMI_HOST = "https://auth.kimi.com"
+
+
+class KimiCodeOAuth(DeviceCodeOAuth):
+    name = "Kimi Code (subscription)"
+    login_label = "Sign in with Kimi Code"
+    label = "Kimi Code"
+    client_id = KIMI_CLIENT_ID
+    https_only = False  # 1.6.0 takes any http(s) URL it is given (a KIMI_CODE_OAUTH_HOST test server)
+
+    def __init__(self, *, host: str | None = None, **kwargs: Any) -> None:
+        import os
+
+        base = (
+            host or os.environ.get("KIMI_CODE_OAUTH_HOST") or os.environ.get("KIMI_OAUTH_HOST") or KIMI_HOST
+        ).rstrip("/")
+        super().__init__(
+            device_code_url=f"{base}/api/oauth/device_authorization",
+            token_url=f"{base}/api/oauth/token",
+            **kwargs,
+        )
+
+
 def xai_oauth() -> XaiOAuth:
     return XaiOAuth()
+
+
+def kimi_code_oauth() -> KimiCodeOAuth:
+    return KimiCodeOAuth()
