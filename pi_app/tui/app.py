@@ -1199,6 +1199,31 @@ class PiApp(App[int], inherit_bindings=False):
 
     # -- transcript search (1.6.0's tui.altScreen.search; search_bar.py) ------------------------
 
+    async def on_event(self, event: Any) -> None:
+        """The search key opens the transcript search whatever has the keyboard (a selector, a
+        dialog), as in 1.6.0; the editor and the search bar handle it themselves."""
+        from textual import events
+
+        if isinstance(event, events.Key) and not event.is_forwarded and self._search_key_elsewhere(event):
+            event.stop()
+            event.prevent_default()
+            return
+        await super().on_event(event)
+
+    def _search_key_elsewhere(self, event: Any) -> bool:
+        from pi_app.tui.keys import key_press
+        from pi_app.tui.search_bar import SearchBar
+
+        if self.main_screen is None or self.screen is not self.main_screen:
+            return False
+        focused = self.focused
+        if focused is None or isinstance(focused, (PromptEditor, SearchBar)):
+            return False
+        if not self.keybindings.matches(key_press(event), "tui.altScreen.search"):
+            return False
+        self.open_transcript_search()
+        return True
+
     def open_transcript_search(self) -> None:
         from pi_app.tui.search_bar import SearchBar
 

@@ -407,6 +407,7 @@ class Transcript(ScrollView, can_focus=False):
             return
         block.dispose()
         self._revision += 1
+        self._search_lines.pop(block.key, None)
         del self.blocks[index], self._heights[index], self._exact[index], self._starts[index + 1]
         for later in self.blocks[index:]:
             self._positions[later.key] -= 1
@@ -498,6 +499,7 @@ class Transcript(ScrollView, can_focus=False):
         for block in self.blocks:
             block.dispose()
         self.blocks.clear()
+        self._search_lines.clear()
         self._revision += 1
         self._heights.clear()
         self._exact.clear()

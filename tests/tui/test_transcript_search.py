@@ -195,3 +195,29 @@ async def test_a_long_transcript_is_measured_in_slices_while_typing(monkeypatch)
         await pilot.pause()
         lines = transcript.plain_lines()
         assert all("needle" in lines[row] for row in rows)
+
+
+async def test_the_search_key_works_while_a_selector_has_the_keyboard(tmp_path: Path) -> None:
+    """As 1.6.0: with /settings open, Ctrl+Shift+F still searches the transcript; closing the
+    search gives the keyboard back to the settings list."""
+    app, _ = make_app(tmp_path, [[text("an answer with 针 in it")]])
+    async with app.run_test(size=(100, 30)) as pilot:
+        await started(pilot, app)
+        await pilot.press(*"ask", "enter")
+        await wait_for(pilot, lambda: "针" in notes(app) and not app.is_working)
+        await pilot.press(*"/settings", "enter")
+        await wait_for(pilot, lambda: bool(app.screen.query("#settings-selector")))
+        settings = app.screen.query_one("#settings-selector")
+        await wait_for(pilot, lambda: settings.has_focus or settings.has_focus_within)
+        await pilot.press("ctrl+shift+f")
+        await wait_for(pilot, lambda: bool(app.screen.query(SearchBar)))
+        bar = app.screen.query_one(SearchBar)
+        await wait_for(pilot, lambda: bar.has_focus)
+        await pilot.press("针")
+        await wait_for(
+            pilot, lambda: app.transcript.search is not None and app.transcript.search.counter() == "1/1"
+        )
+        assert settings.model.query == ""  # the typing went to the search, not the list
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not app.screen.query(SearchBar))
+        await wait_for(pilot, lambda: settings.has_focus or settings.has_focus_within)
