@@ -466,7 +466,39 @@ class AgentSession(SessionSwitchingMixin):
     # -- runs -----------------------------------------------------------------------------------
 
     def _user_message(self, text: str, images: Sequence[ImageContent] | None = None) -> UserMessage:
-        return UserMessage(content=[TextContent(text=text), *(images or [])], timestamp=now_ms())
+        fitted = self._fit_images(images) if images else []
+        return UserMessage(content=[TextContent(text=text), *fitted], timestamp=now_ms())
+
+    def _fit_images(self, images: Sequence[ImageContent]) -> list[ImageContent]:
+        """Attachments fitted like ``read`` images (``images.autoResize``), into the current model's
+        ``inputLimits.images.resize`` profile when models.json gives one (pi 1.6.0); an image
+        already within the limits keeps its bytes, one that cannot be fitted is sent as it is."""
+        try:
+            enabled = bool(self.settings_manager.get_image_auto_resize())
+        except Exception:
+            enabled = True
+        if not enabled:
+            return list(images)
+        import base64
+        import binascii
+
+        from pi_app.coding.tools.images import ResizeProfile, process_image
+
+        profile = ResizeProfile.from_input_limits(getattr(self.model, "input_limits", None))
+        out: list[ImageContent] = []
+        for image in images:
+            try:
+                data = base64.b64decode(image.data, validate=True)
+            except (binascii.Error, ValueError):
+                out.append(image)
+                continue
+            processed = process_image(data, image.mime_type, True, profile)
+            if processed.data is None or processed.data == data:
+                out.append(image)
+            else:
+                encoded = base64.b64encode(processed.data).decode("ascii")
+                out.append(ImageContent(data=encoded, mime_type=processed.mime_type))
+        return out
 
     async def prompt(
         self,
