@@ -279,7 +279,10 @@ async def _connect_all(only: str | None = None) -> tuple[Any, list[dict[str, Any
     for connection in manager.connections.values():
         connection.start()
     try:
-        await manager.wait_all()
+        from pi_app.coding.mcp.connection import MIN_CONNECT_TIMEOUT_S
+
+        longest = max((max(s.timeout_s, MIN_CONNECT_TIMEOUT_S) for s in config.servers.values()), default=0.0)
+        await manager.wait_all(timeout=longest + 2)  # every server's own connection timeout
         return config, manager.status()
     finally:
         manager.kill()

@@ -39,6 +39,7 @@ from pi_app.coding.mcp.tools import (
 from pi_app.coding.tools.definition import DefinitionAgentTool, ToolDefinition
 
 DIRECT_WAIT_S = 10.0
+SEARCH_WAIT_S = 15.0
 LOG_LIMIT_BYTES = 5 * 1024 * 1024
 EXPOSURE_RANK = {"hidden": 0, "codemode": 1, "deferred": 1, "direct": 2}
 
@@ -230,7 +231,13 @@ class McpManager:
         waiting = [c for c in self.connections.values() if c.config.enabled and c.state == "connecting"]
         if not waiting:
             return
-        limit = timeout if timeout is not None else max(c.config.timeout_s for c in waiting) + 1
+        # tool_search and the resource tools wait for every server, but not for ever: a server
+        # still connecting after 15 s is left out of this call (its tools come when it connects)
+        limit = (
+            timeout
+            if timeout is not None
+            else min(max(c.config.timeout_s for c in waiting) + 1, SEARCH_WAIT_S)
+        )
         futures = {asyncio.ensure_future(c.wait_ready()) for c in waiting}
         aborted = asyncio.ensure_future(signal.wait()) if signal is not None else None
         loop = asyncio.get_running_loop()
