@@ -250,9 +250,9 @@ def test_app_math(snap_compare) -> None:
 
 def test_app_login_api_key_providers(snap_compare, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     """/login → "Sign in with an API key": title ``Select provider to configure:``, an empty
-    search line, the first providers by name (``→ Amazon Bedrock``, Ant Ling, Anthropic, Azure,
-    …) each with ``not configured`` beside it (the test provider ``fake``: ``✓ configured``), a
-    ``(1/N)`` counter and the key hints."""
+    search line, the featured ``→ Radius ✦`` and ``OpenRouter ✦`` first, then the others by name
+    (Amazon Bedrock, Ant Ling, Anthropic, …), each with ``not configured`` beside it, a ``(1/42)``
+    counter and the key hints."""
     from tests.ai.test_catalog import ALL_VARS
 
     for var in ALL_VARS:

@@ -13,6 +13,9 @@ from typing import Any
 
 from pi_app.ai.auth.types import AuthInteraction, Credential
 
+# listed first and marked ✦ in /login, as pi 1.6.0 features them
+FEATURED = ("radius", "openrouter")
+
 
 @dataclass
 class LoginProvider:
@@ -23,7 +26,8 @@ class LoginProvider:
 
 
 async def login_providers(registry: Any, *, api_key: bool) -> list[LoginProvider]:
-    """Providers offering an API key (``api_key``) or an account sign-in, by display name."""
+    """Providers offering an API key (``api_key``) or an account sign-in: the featured ones first,
+    then by display name."""
     out = []
     for provider in registry.models.get_providers():
         auth = getattr(provider, "auth", None)
@@ -42,7 +46,11 @@ async def login_providers(registry: Any, *, api_key: bool) -> list[LoginProvider
                 oauth_label=label or (registry.get_provider_display_name(provider.id) if oauth else None),
             )
         )
-    return sorted(out, key=lambda p: p.name.lower())
+
+    def order(p: LoginProvider) -> tuple[int, str]:
+        return (FEATURED.index(p.id) if p.id in FEATURED else len(FEATURED), p.name.lower())
+
+    return sorted(out, key=order)
 
 
 async def save_api_key(registry: Any, provider_id: str, interaction: AuthInteraction) -> Credential:

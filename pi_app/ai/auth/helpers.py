@@ -65,6 +65,20 @@ class EnvApiKeyAuth:
         return {"configured": False}
 
 
+class ResolvingCheck:
+    """``check()`` for an auth whose ``resolve()`` reads only the environment and files (no I/O
+    beyond that): configured exactly when it resolves (Bedrock's and Vertex's ambient credentials)."""
+
+    async def resolve(self, *, ctx: AuthContext, credential: Credential | None) -> AuthResult | None:
+        raise NotImplementedError
+
+    async def check(self, ctx: AuthContext, credential: Any) -> AuthCheck | None:
+        result = await self.resolve(ctx=ctx, credential=credential)
+        if result is None:
+            return {"configured": False}
+        return {"configured": True, "type": "api_key", "source": result.source}
+
+
 class StaticApiKeyAuth:
     """A fixed key (already resolved by the caller, e.g. from ``models.json``)."""
 

@@ -11,9 +11,9 @@ models never imports ``botocore``.
 from __future__ import annotations
 
 import os
-from typing import Any
 
-from pi_app.ai.auth.types import AuthCheck, AuthContext, AuthInteraction, AuthResult, Credential, ProviderAuth
+from pi_app.ai.auth.helpers import ResolvingCheck
+from pi_app.ai.auth.types import AuthContext, AuthInteraction, AuthResult, Credential, ProviderAuth
 from pi_app.ai.providers.base import CatalogProvider, catalog_provider
 
 AMBIENT = (
@@ -24,7 +24,7 @@ AMBIENT = (
 )
 
 
-class BedrockAuth:
+class BedrockAuth(ResolvingCheck):
     name = "AWS credentials or Bedrock API key"
     missing_hint = "AWS_PROFILE, AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_BEARER_TOKEN_BEDROCK"
 
@@ -45,12 +45,6 @@ class BedrockAuth:
             if await ctx.env(var):
                 return AuthResult(auth={}, source=var, env=stored_env or None)
         return None
-
-    async def check(self, ctx: AuthContext, credential: Any) -> AuthCheck | None:
-        result = await self.resolve(ctx=ctx, credential=credential)
-        if result is None:
-            return {"configured": False}
-        return {"configured": True, "type": "api_key", "source": result.source}
 
     async def login(self, interaction: AuthInteraction) -> Credential:
         key = await interaction.prompt(

@@ -10,9 +10,9 @@ and a project (``GOOGLE_CLOUD_PROJECT``/``GCLOUD_PROJECT``) and ``GOOGLE_CLOUD_L
 from __future__ import annotations
 
 import os
-from typing import Any
 
-from pi_app.ai.auth.types import AuthCheck, AuthContext, AuthInteraction, AuthResult, Credential, ProviderAuth
+from pi_app.ai.auth.helpers import ResolvingCheck
+from pi_app.ai.auth.types import AuthContext, AuthInteraction, AuthResult, Credential, ProviderAuth
 from pi_app.ai.providers.base import CatalogProvider, catalog_provider
 
 ADC_SOURCE = "Application Default Credentials"
@@ -24,7 +24,7 @@ def adc_file(env_value: str | None) -> str:
     return os.path.join(os.path.expanduser("~"), ".config", "gcloud", "application_default_credentials.json")
 
 
-class VertexAuth:
+class VertexAuth(ResolvingCheck):
     name = "Google Cloud API key"
     missing_hint = (
         "GOOGLE_CLOUD_API_KEY, or GOOGLE_CLOUD_PROJECT and GOOGLE_CLOUD_LOCATION with Application Default"
@@ -48,12 +48,6 @@ class VertexAuth:
         if project and location and await ctx.file_exists(path):
             return AuthResult(auth={}, source=ADC_SOURCE, env=stored_env or None)
         return None
-
-    async def check(self, ctx: AuthContext, credential: Any) -> AuthCheck | None:
-        result = await self.resolve(ctx=ctx, credential=credential)
-        if result is None:
-            return {"configured": False}
-        return {"configured": True, "type": "api_key", "source": result.source}
 
     async def login(self, interaction: AuthInteraction) -> Credential:
         key = await interaction.prompt({"type": "secret", "message": "Enter Google Cloud API key"})

@@ -132,7 +132,7 @@ async def _open_account_list(app: Any, registry: Any) -> None:
 
 async def open_api_key_list(app: Any) -> None:
     """The API-key route: every provider, type to filter, configured ones marked."""
-    from pi_app.coding.login_support import login_providers
+    from pi_app.coding.login_support import FEATURED, login_providers
 
     providers = await app.bridge.request(lambda s: login_providers(s.model_registry, api_key=True))
     names = {p.id: p.name for p in providers}
@@ -145,7 +145,11 @@ async def open_api_key_list(app: Any) -> None:
     app.show_in_editor_slot(
         SelectList(
             [
-                SelectItem(p.id, p.name, "✓ configured" if p.configured else "not configured")
+                SelectItem(
+                    p.id,
+                    f"{p.name} ✦" if p.id in FEATURED else p.name,
+                    "✓ configured" if p.configured else "not configured",
+                )
                 for p in providers
             ],
             title="Select provider to configure:",
@@ -159,20 +163,26 @@ async def open_api_key_list(app: Any) -> None:
     )
 
 
-async def _run_api_key_login(app: Any, provider_id: str, name: str) -> None:
+def _open_dialog(app: Any, title: str, extra_hint: str = "") -> tuple[Any, _Interaction]:
+    """The login dialog in the editor slot; Escape aborts the flow on the agent loop."""
     from pi_app.ai.event_stream import AbortController
-    from pi_app.coding.login_support import model_after_login, save_api_key
 
     controller = AbortController()
     dialog = PanelDialog(
-        f"Login to {name}",
-        hint=f"{app.hint('tui.select.cancel')} cancel · enter submit",
+        title,
+        hint=f"{app.hint('tui.select.cancel')} cancel{extra_hint}",
         on_cancel=lambda: (app.bridge.call_soon(lambda _s: controller.abort()), app.restore_editor()),
         keybindings=app.keybindings,
         id="login-dialog",
     )
     app.show_in_editor_slot(dialog)
-    interaction = _Interaction(app, dialog, controller.signal)
+    return controller, _Interaction(app, dialog, controller.signal)
+
+
+async def _run_api_key_login(app: Any, provider_id: str, name: str) -> None:
+    from pi_app.coding.login_support import model_after_login, save_api_key
+
+    controller, interaction = _open_dialog(app, f"Login to {name}", " · enter submit")
 
     async def login(session: Any) -> tuple[str, str | None]:
         registry = session.model_registry
@@ -200,18 +210,7 @@ async def _run_api_key_login(app: Any, provider_id: str, name: str) -> None:
 
 
 async def _run_login(app: Any, provider_id: str, label: str, oauth: Any) -> None:
-    from pi_app.ai.event_stream import AbortController
-
-    controller = AbortController()
-    dialog = PanelDialog(
-        f"Login to {label}",
-        hint=f"{app.hint('tui.select.cancel')} cancel",
-        on_cancel=lambda: (app.bridge.call_soon(lambda _s: controller.abort()), app.restore_editor()),
-        keybindings=app.keybindings,
-        id="login-dialog",
-    )
-    app.show_in_editor_slot(dialog)
-    interaction = _Interaction(app, dialog, controller.signal)
+    controller, interaction = _open_dialog(app, f"Login to {label}")
 
     async def login(session: Any) -> str:
         credential = await oauth.login(interaction)
