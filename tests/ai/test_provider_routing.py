@@ -134,3 +134,52 @@ async def test_cloudflare_without_account_id_is_not_configured() -> None:
     models = builtin_models(credentials=stored, auth_context=DictAuthContext({}))
     available = await models.get_available("cloudflare-workers-ai")
     assert available, "a stored key with its env counts as configured"
+
+
+async def test_auth_json_env_overrides_reach_the_request() -> None:
+    """A stored credential's ``env`` (auth.json's per-provider overrides) configures the request:
+    Azure's endpoint and deployment map, Cloudflare's account id in the base URL."""
+    seen: list[httpx.Request] = []
+
+    def reply(request: httpx.Request) -> httpx.Response:
+        seen.append(request)
+        api = "openai-completions" if request.url.path.endswith("/chat/completions") else "openai-responses"
+        builder = (
+            T.openai_completions_transcript if api == "openai-completions" else T.openai_responses_transcript
+        )
+        return T.mock_sse_response(builder([T.text("ok")]))
+
+    stored = InMemoryCredentialStore(
+        {
+            "azure": {
+                "type": "api_key",
+                "key": "az-key",
+                "env": {
+                    "AZURE_OPENAI_BASE_URL": "https://stored.openai.azure.com",
+                    "AZURE_OPENAI_API_VERSION": "2025-04-01-preview",
+                },
+            },
+            "cloudflare-workers-ai": {
+                "type": "api_key",
+                "key": "cf-key",
+                "env": {"CLOUDFLARE_ACCOUNT_ID": "acct-42"},
+            },
+        }
+    )
+    models = builtin_models(
+        credentials=stored,
+        auth_context=DictAuthContext({}),
+        http_client_factory=lambda: httpx.AsyncClient(transport=httpx.MockTransport(reply)),
+    )
+    azure = next(m for m in models.get_models("azure") if m.api == "azure-openai-responses")
+    result = await models.complete(azure, CTX)
+    assert result.stop_reason == "stop", result.error_message
+    assert str(seen[-1].url).startswith("https://stored.openai.azure.com/openai/v1/responses")
+    assert (
+        seen[-1].url.params["api-version"] == "2025-04-01-preview" and seen[-1].headers["api-key"] == "az-key"
+    )
+    worker = models.get_models("cloudflare-workers-ai")[0]
+    result = await models.complete(worker, CTX)
+    assert result.stop_reason == "stop", result.error_message
+    assert str(seen[-1].url).startswith("https://api.cloudflare.com/client/v4/accounts/acct-42/ai/v1/")
+    assert seen[-1].headers["authorization"] == "Bearer cf-key"

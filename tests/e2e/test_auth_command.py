@@ -71,3 +71,23 @@ def test_login_needs_a_terminal_and_a_known_provider(tmp_path: Path) -> None:
     assert piped.returncode == 1 and "requires an interactive terminal" in piped.stderr
     helped = run_pi("auth", "--help", cwd=tmp_path)
     assert helped.returncode == 0 and "pi auth print-api-key" in helped.stdout
+
+
+def test_auth_json_env_reaches_a_print_mode_request(llm_server, project, agent_dir) -> None:  # type: ignore[no-untyped-def]
+    """auth.json's per-provider ``env`` fills Cloudflare's account id into the base URL of a real run."""
+    from pi_app.ai.testing import text
+
+    agent_dir.mkdir(parents=True, exist_ok=True)
+    base = llm_server.base_url + "/client/v4/accounts/{CLOUDFLARE_ACCOUNT_ID}/ai/v1"
+    (agent_dir / "models.json").write_text(
+        json.dumps({"providers": {"cloudflare-workers-ai": {"baseUrl": base}}})
+    )
+    credential = {"type": "api_key", "key": "cf-token-123", "env": {"CLOUDFLARE_ACCOUNT_ID": "acct-9"}}
+    (agent_dir / "auth.json").write_text(json.dumps({"cloudflare-workers-ai": credential}))
+    llm_server.enqueue(text("from workers ai"))
+    model = "cloudflare-workers-ai/@cf/moonshotai/kimi-k2.7-code"
+    result = run_pi("--no-session", "-p", "--model", model, "hi", cwd=project, env=CLEAN)
+    assert (result.returncode, result.stdout) == (0, "from workers ai\n"), result.stderr
+    request = llm_server.requests[-1]
+    assert request.path == "/client/v4/accounts/acct-9/ai/v1/chat/completions"
+    assert request.headers["authorization"] == "Bearer cf-token-123"
