@@ -1204,11 +1204,34 @@ class PiApp(App[int], inherit_bindings=False):
         dialog), as in 1.6.0; the editor and the search bar handle it themselves."""
         from textual import events
 
+        if isinstance(event, events.Key) and event.key in ("pi-color-scheme-light", "pi-color-scheme-dark"):
+            event.stop()
+            event.prevent_default()
+            self.terminal_appearance_changed(event.key == "pi-color-scheme-light")
+            return
         if isinstance(event, events.Key) and not event.is_forwarded and self._search_key_elsewhere(event):
             event.stop()
             event.prevent_default()
             return
         await super().on_event(event)
+
+    def terminal_appearance_changed(self, light: bool) -> None:
+        """The terminal switched light/dark (DEC 2031): the ``system`` theme and ``light/dark``
+        pairs follow it (pi 1.6.0); a theme chosen by name stays."""
+        from pi_app.tui.themes import SYSTEM_THEME, resolve_selection
+
+        self._light_background = light
+        self.themes.light_background = light
+        setting = self._settings_theme() or SYSTEM_THEME
+        if setting != SYSTEM_THEME and "/" not in setting:
+            return
+        wanted = resolve_selection(setting, light) or SYSTEM_THEME
+        if wanted == SYSTEM_THEME:
+            wanted = "light" if light else "dark"
+        if wanted != self.themes.current.name:
+            error = self.switch_theme(wanted, persist=False)
+            if error:
+                self.show_warning(error)
 
     def _search_key_elsewhere(self, event: Any) -> bool:
         from pi_app.tui.keys import key_press

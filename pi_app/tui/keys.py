@@ -208,6 +208,9 @@ _MODIFY_OTHER_KEYS = re.compile(r"\x1b\[27;(\d+);(\d+)~")
 # Replies to the start-up probe (terminal.py) that arrive late, e.g. over a slow ssh link:
 # Device Attributes, Kitty keyboard flags, cell size. They must not be typed into the editor.
 _LATE_REPLY = re.compile(r"\x1b\[\?[\d;]*[cu]|\x1b\[6;\d+;\d+t")
+# DEC 2031 appearance reports (1 dark, 2 light), delivered to the app as these pseudo keys
+_COLOR_SCHEME_REPORT = re.compile(r"\x1b\[\?997;([12])n")
+COLOR_SCHEME_KEYS = {"1": "pi-color-scheme-dark", "2": "pi-color-scheme-light"}
 _CONTROL_NAMES = {
     "\r": "enter",
     "\n": "enter",
@@ -263,6 +266,10 @@ class PiXTermParser(XTermParser):
     def _sequence_to_key_events(self, sequence: str, alt: bool = False) -> Iterable[events.Key]:
         if _LATE_REPLY.fullmatch(sequence):
             yield events.Key(Keys.Ignore, sequence)  # dropped by the parser
+            return
+        scheme = _COLOR_SCHEME_REPORT.fullmatch(sequence)
+        if scheme is not None:
+            yield events.Key(COLOR_SCHEME_KEYS[scheme.group(1)], None)
             return
         legacy = legacy_key(sequence, alt)
         if legacy is not None:

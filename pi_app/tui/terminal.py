@@ -58,6 +58,9 @@ SHOW_CURSOR = "\x1b[?25h"
 HIDE_CURSOR = "\x1b[?25l"
 MODIFY_OTHER_KEYS_ON = "\x1b[>4;2m"
 MODIFY_OTHER_KEYS_OFF = "\x1b[>4;0m"
+# DEC mode 2031: the terminal reports light/dark appearance changes as CSI ? 997 ; 1|2 n
+COLOR_SCHEME_REPORTS_ON = "\x1b[?2031h"
+COLOR_SCHEME_REPORTS_OFF = "\x1b[?2031l"
 PROGRESS_BUSY = "\x1b]9;4;3\x1b\\"
 """OSC 9;4 state 3: the tab shows indeterminate progress (Windows Terminal, Ghostty, WezTerm, …)."""
 PROGRESS_CLEAR = "\x1b]9;4;0\x1b\\"
@@ -334,6 +337,13 @@ class TerminalModes:
         self.cursor_visible = False
         self.modify_other_keys = False
         self.progress = False
+        self.color_scheme_reports = False
+
+    def enable_color_scheme_reports(self) -> None:
+        """Ask for appearance-change reports (pi 1.6.0's ``system`` theme follows them)."""
+        if not self.color_scheme_reports:
+            self.color_scheme_reports = True
+            self._write(COLOR_SCHEME_REPORTS_ON)
 
     def set_progress(self, busy: bool) -> None:
         """OSC 9;4: the terminal tab's progress indicator on (agent working) or cleared."""
@@ -364,6 +374,9 @@ class TerminalModes:
         if self.progress:
             out(PROGRESS_CLEAR)
             self.progress = False
+        if self.color_scheme_reports:
+            out(COLOR_SCHEME_REPORTS_OFF)
+            self.color_scheme_reports = False
 
 
 def _write_stdout(text: str) -> None:
@@ -431,6 +444,7 @@ class TerminalSetup:
         self.modes = TerminalModes(write)
         if wants_modify_other_keys(self.probe):
             self.modes.enable_modify_other_keys()
+        self.modes.enable_color_scheme_reports()
         self.show_hardware_cursor(self._cursor_wanted)
         # immediate: the modes must be undone before SIGTSTP stops the process, not after it resumes
         app.app_suspend_signal.subscribe(app, lambda _app: self._suspend(), immediate=True)
@@ -460,6 +474,7 @@ class TerminalSetup:
             return
         if wants_modify_other_keys(self.probe):
             self.modes.enable_modify_other_keys()
+        self.modes.enable_color_scheme_reports()
         if self._cursor_before_suspend:
             self.modes.show_cursor(True)
         self.modes.set_progress(self._busy and self.show_progress)

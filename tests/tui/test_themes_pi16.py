@@ -140,3 +140,39 @@ def test_activating_system_later_uses_the_background_seen_at_start() -> None:
     manager.initial("dark", light_background=True)
     assert manager.current.name == "dark"
     assert manager.activate("system") is None and manager.current.name == "light"
+
+
+def test_appearance_reports_parse_to_pseudo_keys() -> None:
+    from pi_app.tui.keys import PiXTermParser
+
+    parser = PiXTermParser()
+    keys = [event.key for event in parser.feed("\x1b[?997;2n\x1b[?997;1n") if hasattr(event, "key")]
+    assert keys == ["pi-color-scheme-light", "pi-color-scheme-dark"]
+
+
+@pytest.mark.parametrize(
+    ("setting", "after_light"),
+    [(None, "light"), ("system", "light"), ("light/dark", "light"), ("dark", "dark")],
+)
+async def test_the_system_theme_follows_a_live_appearance_change(
+    tmp_path: Path, setting, after_light
+) -> None:  # type: ignore[no-untyped-def]
+    from textual import events
+
+    from tests.tui.test_app_flows import make_app, started
+
+    agent = tmp_path / "agent"
+    agent.mkdir()
+    if setting is not None:
+        (agent / "settings.json").write_text(json.dumps({"theme": setting}))
+    app, _ = make_app(tmp_path, agent_dir=agent)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await started(pilot, app)
+        assert app.themes.current.name == "dark"
+        app.post_message(events.Key("pi-color-scheme-light", None))
+        await pilot.pause(0.1)
+        assert app.themes.current.name == after_light
+        assert app.editor.text == ""  # the report is not typed into the editor
+        app.post_message(events.Key("pi-color-scheme-dark", None))
+        await pilot.pause(0.1)
+        assert app.themes.current.name == "dark"

@@ -148,3 +148,14 @@ def test_no_graphics_query_where_an_apc_string_renames_the_pane() -> None:
         assert probe_query(env).endswith(DEVICE_ATTRIBUTES_QUERY)  # DA1 still ends the wait
         assert caps(**env).tmux and image_mode(caps(**env)) == "cells"
     assert probe_query({"TERM": "xterm-kitty"}) == PROBE_QUERY
+
+
+def test_color_scheme_reports_are_asked_for_and_switched_off_again() -> None:
+    from pi_app.tui.terminal import COLOR_SCHEME_REPORTS_OFF, COLOR_SCHEME_REPORTS_ON, TerminalModes
+
+    written: list[str] = []
+    modes = TerminalModes(written.append)
+    modes.enable_color_scheme_reports()
+    modes.enable_color_scheme_reports()
+    modes.restore()
+    assert written == [COLOR_SCHEME_REPORTS_ON, COLOR_SCHEME_REPORTS_OFF]
