@@ -91,3 +91,22 @@ async def model_after_login(registry: Any, provider_id: str) -> Any:
         if model.id == wanted:
             return model
     return available[0] if available else None
+
+
+def device_id(settings_manager: Any) -> str:
+    """This installation's ``deviceId`` (agent settings), created on first use, as pi 1.6.0 keeps it
+    for "Sign in with ChatGPT"."""
+    import uuid
+
+    try:
+        current = settings_manager.get_global_settings().get("deviceId")
+    except Exception:
+        current = None
+    if isinstance(current, str) and current:
+        return current
+    created = str(uuid.uuid4())
+    try:
+        settings_manager.set("deviceId", created)
+    except Exception:  # unwritable settings: the sign-in still works this time
+        pass
+    return created

@@ -144,6 +144,17 @@ class TerminalInteraction:
     def __init__(self, prefer_device_code: bool = False) -> None:
         self.prefer_device_code = prefer_device_code
 
+    @property
+    def device_id(self) -> str:
+        """This installation's id for "Sign in with ChatGPT" (agent settings' ``deviceId``)."""
+        import os
+
+        from pi_app.coding import paths
+        from pi_app.coding.login_support import device_id
+        from pi_app.coding.settings import SettingsManager
+
+        return device_id(SettingsManager.create(os.getcwd(), paths.agent_dir()))
+
     def notify(self, event: dict[str, Any]) -> None:
         kind = event.get("type")
         if kind == "auth_url":

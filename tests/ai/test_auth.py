@@ -381,8 +381,8 @@ async def test_login_cancelled_and_unsupported() -> None:
 
     with pytest.raises(ModelsError, match="Login cancelled"):
         await models.login("github-copilot", "oauth", ScriptedInteraction(cancel, signal=controller.signal))
-    with pytest.raises(ModelsError, match="Provider openai does not support oauth login"):
-        await models.login("openai", "oauth", ScriptedInteraction())
+    with pytest.raises(ModelsError, match="Provider groq does not support oauth login"):
+        await models.login("groq", "oauth", ScriptedInteraction())
     with pytest.raises(ModelsError, match="Unknown provider: nope"):
         await models.login("nope", "api_key", ScriptedInteraction())
 

@@ -162,3 +162,50 @@ async def test_openrouter_sign_in_by_callback_and_by_paste(auth_server: FakeOAut
     bad = Interaction(answers=["wrong"])
     with pytest.raises(OAuthError, match=r"OpenRouter OAuth key exchange failed \(HTTP 400\): bad code"):
         await oauth().login(bad)
+
+
+async def test_sign_in_with_chatgpt_for_openai(auth_server: FakeOAuthServer) -> None:
+    """The browser comes back to the loopback callback with the code and the client OpenAI issued."""
+    import asyncio
+    from urllib.parse import parse_qs, urlsplit
+
+    import httpx
+
+    from pi_app.ai.auth.oauth.openai_chatgpt import OpenAIChatGPTOAuth
+
+    class Browser(Interaction):
+        device_id = "6f1c2a9e-3b4d-4e5f-8a9b-0c1d2e3f4a5b"
+
+        def notify(self, event: dict[str, Any]) -> None:
+            super().notify(event)
+            if event["type"] == "auth_url":
+                query = {k: v[-1] for k, v in parse_qs(urlsplit(event["url"]).query).items()}
+                self.query = query
+                target = (
+                    f"{query['redirect_uri']}?code=chat-code&state={query['state']}&client_id=issued-client-1"
+                )
+                asyncio.get_running_loop().create_task(self.visit(target))
+
+        async def visit(self, url: str) -> None:
+            async with httpx.AsyncClient() as client:
+                self.page = await client.get(url)
+
+        async def prompt(self, prompt: dict[str, Any]) -> str:
+            await asyncio.Event().wait()
+            return ""
+
+    oauth = OpenAIChatGPTOAuth(token_url=f"{auth_server.base_url}/api/accounts/oauth/token", callback_port=0)
+    browser = Browser()
+    credential = await oauth.login(browser)
+    assert browser.query["client_id"] == "dynamic_agent_client"
+    assert browser.query["ext_agent_host_id"] == "urn:uuid:6f1c2a9e-3b4d-4e5f-8a9b-0c1d2e3f4a5b"
+    assert "chatgpt.tokens.use.direct" in browser.query["scope"]
+    assert browser.page.status_code == 200
+    assert credential["access"] == "chatgpt-access-1" and credential["clientId"] == "issued-client-1"
+    assert "chatgpt.tokens.use.direct" in credential["scopes"]
+    exchange = auth_server.requests[-1][1]
+    assert exchange["code"] == "chat-code" and exchange["code_verifier"]
+    fresh = await oauth.refresh(credential)
+    assert fresh["clientId"] == "issued-client-1"
+    with pytest.raises(OAuthError, match="requires a device ID"):
+        await oauth.login(Interaction())

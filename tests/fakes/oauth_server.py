@@ -99,6 +99,18 @@ class FakeOAuthServer:
             if body.get("code") != "or-code" or body.get("code_challenge_method") != "S256":
                 return 400, {"error": {"message": "bad code"}}
             return 200, {"key": "sk-or-v1-fake"}
+        if path == "/api/accounts/oauth/token":  # Sign in with ChatGPT (openai)
+            if (
+                body.get("client_id") != "issued-client-1"
+                or body.get("resource") != "https://api.openai.com/v1"
+            ):
+                return 400, {"error": "invalid_client"}
+            tokens = self._tokens("chatgpt-access-1")
+            return 200, {
+                **tokens,
+                "id_token": "idt",
+                "scope": "openid offline_access chatgpt.tokens.use.direct",
+            }
         if path == "/api/accounts/deviceauth/usercode":
             return 200, {"device_auth_id": "codex-device-1", "user_code": CODEX_USER_CODE, "interval": "0"}
         if path == "/api/accounts/deviceauth/token":

@@ -1,4 +1,5 @@
-"""The ``openai`` provider (Responses API, ``OPENAI_API_KEY``) and ``openai-codex`` (ChatGPT OAuth)."""
+"""The ``openai`` provider (Responses API, ``OPENAI_API_KEY`` or "Sign in with ChatGPT") and
+``openai-codex`` (ChatGPT Plus/Pro OAuth to the Codex backend)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,12 @@ from pi_app.ai.providers.base import CatalogProvider, catalog_provider
 
 def openai_provider() -> CatalogProvider:
     auth = env_api_key_auth("OpenAI API key", ["OPENAI_API_KEY"])
+    auth.oauth = LazyOAuth(
+        "pi_app.ai.auth.oauth.openai_chatgpt",
+        "openai_chatgpt_oauth",
+        "OpenAI (ChatGPT subscription)",
+        "Sign in with ChatGPT",
+    )
     return catalog_provider("openai", "OpenAI", auth, base_url="https://api.openai.com/v1")
 
 

@@ -39,6 +39,16 @@ class _Interaction:
         self.app = app
         self.dialog = dialog
         self.signal = signal
+        self._device_id: str | None = None
+
+    @property
+    def device_id(self) -> str:
+        """This installation's id for "Sign in with ChatGPT" (agent settings' ``deviceId``)."""
+        if self._device_id is None:
+            from pi_app.coding.login_support import device_id
+
+            self._device_id = device_id(self.app.session.settings_manager)
+        return self._device_id
 
     def notify(self, event: dict[str, Any]) -> None:
         kind = event.get("type")

@@ -29,6 +29,7 @@ class CallbackServer:
         self.expected_state = expected_state
         self._server: asyncio.base_events.Server | None = None
         self._result: asyncio.Future[str] | None = None
+        self.query: dict[str, str] = {}  # the accepted redirect's parameters (e.g. an issued client_id)
 
     async def start(self) -> None:
         self._result = asyncio.get_running_loop().create_future()
@@ -85,6 +86,7 @@ class CallbackServer:
                 "<html><body><h1>Login failed</h1><p>OAuth state mismatch.</p></body></html>",
             )
         if self._result is not None and not self._result.done():
+            self.query = query
             self._result.set_result(code)
         return "200 OK", SUCCESS_PAGE
 
