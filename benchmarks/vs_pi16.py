@@ -264,7 +264,8 @@ class Bench:
         samples: dict[str, list[tuple[float, float]]] = {name: [] for name in self.programs}
         for n in range(self.runs + 1):
             for name in self.programs:
-                self.server.enqueue(text("the answer is READY-MARK"))
+                self.server.reset()
+                self.server.respond_with(lambda _request: [text("the answer is READY-MARK")])
                 started = time.perf_counter()
                 term = self.app(name, "--no-session")
                 try:
@@ -295,7 +296,10 @@ class Bench:
                 copy = self.home.home / "resumed.jsonl"  # each run resumes the same 2,000 messages
                 copy.write_bytes(big.read_bytes())
                 for kind, args in (("new", ["--no-session"]), ("2,000 messages", ["--session", str(copy)])):
-                    self.server.enqueue(step)
+                    # every request gets the answer: a run that asks once more (a retry, another
+                    # program's extra request) must not leave the next one without its turn
+                    self.server.reset()
+                    self.server.respond_with(lambda _request: [step])
                     term = self.app(name, *args)
                     try:
                         wait_screen(term, "fake-model")
@@ -536,6 +540,7 @@ def main() -> None:
             Path(tmp), server, options.runs, options.heavy_runs, options.baseline, options.baseline_heavy
         )
         for name in options.only.split(","):
+            server.respond_with(None)
             try:
                 SECTIONS[name](bench)
             except (AssertionError, SystemExit, OSError) as exc:  # one broken section, not the run

@@ -473,6 +473,10 @@ class PiApp(App[int], inherit_bindings=False):
         render_markdown("*warm* `up`\n\n```python\nx = 1\n```", 40, self.transcript.render_theme)
         graphemes()
         self.commands  # noqa: B018
+        # the session pickers: the first /resume showed its first row ~0.1 s later for these
+        import pi_app.coding.session.listing
+        import pi_app.tui.selectors.navigation
+        import pi_app.tui.selectors.sessions  # noqa: F401
 
     def _watch_git_head(self) -> None:
         from pi_app.tui.footer import git_head_file
