@@ -166,7 +166,8 @@ def test_app_settings(snap_compare) -> None:
 
 def test_app_hotkeys(snap_compare) -> None:
     """``/hotkeys``: four tables (Navigation, Transcript, Editing, Other) of actions and their effective keys,
-    e.g. ``New line | Shift+Enter / Ctrl+J`` and ``Cycle thinking level | Shift+Tab``."""
+    e.g. ``New line | Shift+Enter / Ctrl+J`` and ``Cycle thinking level | Shift+Tab``; scrolled to
+    the top, the last row shows ``↓ Jump to latest message · Ctrl+End`` over the table."""
     app = app_with([])
 
     async def show(pilot) -> None:  # type: ignore[no-untyped-def]

@@ -49,7 +49,7 @@ from pi_app.tui.ext_host import AppExtensions
 from pi_app.tui.ext_ui import RunOnUI
 from pi_app.tui.focus_layers import FocusLayers
 from pi_app.tui.footer import Footer
-from pi_app.tui.keybindings import Keybindings
+from pi_app.tui.keybindings import Keybindings, display_key
 from pi_app.tui.session_bridge import SessionBridge, SessionCallFailed, SessionEvent, SessionReady
 from pi_app.tui.status import PendingArea, StatusLine
 from pi_app.tui.terminal import TerminalSetup, color_depth
@@ -449,7 +449,7 @@ class PiApp(App[int], inherit_bindings=False):
         self.editor.focus()
         self.terminal.attach(self, self.transcript)
         self.pending.dequeue_hint = self.hint("app.message.dequeue")
-        self.transcript.expand_hint = self.hint("app.tools.expand")
+        self._transcript_hints()
         for warning in self.startup_warnings + self.themes.diagnostics:
             self.show_warning(warning)
         # the first frame goes out before the agent thread starts importing and building the
@@ -1033,12 +1033,18 @@ class PiApp(App[int], inherit_bindings=False):
             return
         self.apply_theme(self.themes.current)
 
+    def _transcript_hints(self) -> None:
+        """The keys the transcript shows: the expand key in previews, the bottom key when scrolled up."""
+        self.transcript.expand_hint = self.hint("app.tools.expand")
+        bottom = self.keybindings.keys("tui.altScreen.bottom")
+        self.transcript.bottom_hint = display_key(bottom[0]) if bottom else ""
+
     def apply_keybindings(self) -> None:
         """Hand the (re)loaded keybindings to every widget that shows or matches keys."""
         for editor in self.main_screen.query(PromptEditor) if self.main_screen else []:
             editor.keybindings = self.keybindings
         self.pending.dequeue_hint = self.hint("app.message.dequeue")
-        self.transcript.expand_hint = self.hint("app.tools.expand")
+        self._transcript_hints()
         self._add_header()
 
     def extension_shortcuts_table(self) -> list[tuple[str, str]]:

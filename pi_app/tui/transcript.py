@@ -14,7 +14,8 @@ How it stays cheap however long the conversation gets:
   are coalesced to one re-render per frame (``FRAME_INTERVAL``, R-TUI-05) and the assistant block
   re-renders only its unstable markdown tail (R-TR-02, R-TR-09).
 * Follow mode (R-TR-03): the view follows the tail while it is at the bottom; a user scroll away
-  from the bottom stops following and updates never move the viewport; returning to the bottom
+  from the bottom stops following and updates never move the viewport (the last row then shows
+  1.6.0's "↓ Jump to latest message · Ctrl+End"); returning to the bottom
   (``scroll_bottom``) or sending a message (``add_user``) follows again. A resize keeps the same part of the top block at the top.
 * Mouse selection (R-TR-11): rows carry Textual's selection offsets; ``get_selection`` renders
   only the blocks under the selection.
@@ -46,7 +47,7 @@ from textual.timer import Timer
 
 from pi_app.tui.blocks.base import Block
 from pi_app.tui.blocks.text import HeaderBlock, NoteBlock, UserBlock
-from pi_app.tui.blocks.theme import FALLBACK_DARK, BlockTheme
+from pi_app.tui.blocks.theme import FALLBACK_DARK, BlockTheme, fg
 from pi_app.tui.tool_calls import TurnToolCalls
 from pi_app.tui.transcript_search import SearchState
 
@@ -128,6 +129,8 @@ class Transcript(ScrollView, can_focus=False):
         self._find_keep = False
         self.search_listener: Any = None
         """Called after the matches change (the search bar repaints its counter)."""
+        self.bottom_hint = "Ctrl+End"
+        """The key of ``tui.altScreen.bottom`` in the "Jump to latest message" hint ("" hides it)."""
 
     # -- geometry -------------------------------------------------------------------------------
 
@@ -320,7 +323,26 @@ class Transcript(ScrollView, can_focus=False):
         selection = self.text_selection
         if selection is not None and (span := selection.get_span(row)) is not None:
             line = self._highlight(line, span, width)
-        return line.apply_offsets(0, row)  # lets Textual's mouse selection find the row (R-TR-11)
+        if not self._follow and self.bottom_hint and y == self.scrollable_content_region.height - 1:
+            line = self._with_bottom_hint(line, width)
+        return line.apply_offsets(0, row)
+
+    def _with_bottom_hint(self, line: Strip, width: int) -> Strip:
+        """pi 1.6.0's "↓ Jump to latest message · <key>" over the last row while scrolled up."""
+        from rich.cells import cell_len
+
+        hint = f" ↓ Jump to latest message · {self.bottom_hint} "
+        size = cell_len(hint)
+        if size > width:
+            return line
+        start = (width - size) // 2
+        before, _middle, after = line.crop_extend(0, width, self.rich_style).divide(
+            [start, start + size, width]
+        )[:3]
+        style = self.rich_style + fg(self._theme, "muted")
+        return Strip.join(
+            [before, Strip([Segment(hint, style)], size), after]
+        )  # lets Textual's mouse selection find the row (R-TR-11)
 
     def _current_match(self) -> Style:
         """The theme's ``searchMatchBg``/``searchMatchText`` (pi 1.6.0 tokens), bold."""

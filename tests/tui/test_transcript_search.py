@@ -221,3 +221,25 @@ async def test_the_search_key_works_while_a_selector_has_the_keyboard(tmp_path: 
         await pilot.press("escape")
         await wait_for(pilot, lambda: not app.screen.query(SearchBar))
         await wait_for(pilot, lambda: settings.has_focus or settings.has_focus_within)
+
+
+async def test_scrolled_up_the_last_row_says_how_to_jump_back(tmp_path: Path) -> None:
+    """1.6.0's "↓ Jump to latest message · Ctrl+End" while the view is away from the end; the key
+    follows the keybindings; back at the end it is gone."""
+    long = "\n\n".join(f"Line {i}." for i in range(60))
+    app, _ = make_app(tmp_path, [[text(long)]])
+    async with app.run_test(size=(90, 30)) as pilot:
+        await started(pilot, app)
+        await pilot.press(*"long", "enter")
+        await wait_for(pilot, lambda: "Line 59." in notes(app) and not app.is_working)
+        transcript = app.transcript
+        last = transcript.scrollable_content_region.height - 1
+        assert "Jump to latest" not in transcript.render_line(last).text
+        await pilot.press("pageup")
+        await pilot.pause()
+        row = transcript.render_line(last).text
+        assert "↓ Jump to latest message · Ctrl+End" in row
+        assert len(row) == transcript.scrollable_content_region.width
+        await pilot.press("ctrl+end")
+        await pilot.pause()
+        assert "Jump to latest" not in transcript.render_line(last).text
