@@ -190,7 +190,9 @@ class Bench:
     # -- sections --------------------------------------------------------------------------------
 
     def print_answers(self) -> None:
-        print(f"pi -p, answers in 64-character deltas (median of {self.heavy_runs}):")
+        print(
+            f"pi -p, answers in 64-character deltas (1 MB: median of {self.runs}, 10 MB: of {self.heavy_runs}):"
+        )
         self.note_missing()
         results = {}
         for megabytes in (1, 10):
