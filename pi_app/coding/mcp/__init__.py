@@ -51,6 +51,7 @@ def attach_mcp(
         report=report,
         allow_patterns=allow_patterns,
         exclude_patterns=exclude_patterns,
+        connect=not defer_connect,
     )
 
 

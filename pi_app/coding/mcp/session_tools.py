@@ -2,7 +2,7 @@
 
 ``prepare_run`` runs before every agent run. In print and JSON mode the servers are not connected
 at start-up but here: at once when some have ``direct`` tools (the request must declare them),
-else as soon as the model's answer starts (the first request is out; 2 s at the latest). It then waits (up to 10 s) for servers with ``direct``
+else as soon as the model's answer starts (the first request is out). It then waits (up to 10 s) for servers with ``direct``
 tools that are still on their first connection attempt, then replaces the MCP tools in the
 agent's tool list (the others keep their order) and puts the current ``<mcp_servers>`` section at
 the end of the system prompt. ``next_turn`` is the agent's ``prepare_next_turn_with_context`` hook:
@@ -16,7 +16,6 @@ servers' instructions, so it rarely changes and the provider's prompt cache stay
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 from pi_app.coding.mcp.tools import loaded_tool_names
@@ -37,13 +36,11 @@ def _with_section(session: Any, prompt: str) -> str:
     return f"{base}\n\n{section}" if section else base
 
 
-DEFERRED_CONNECT_S = 2.0
-
-
 def _connect_after_first_request(session: Any) -> None:
-    """Connect once the model's answer starts (the request is out), or after 2 s at the latest."""
+    """Connect once the model's answer starts (the request is out) or the run ends. No timer: on a
+    busy machine a wall-clock deadline would fire before the request; a tool that needs a server
+    connects it on the spot."""
     mcp = session.mcp
-    handle = asyncio.get_running_loop().call_later(DEFERRED_CONNECT_S, mcp.connect_all)
     unsubscribe: Any = None
 
     def listener(event: Any) -> None:
@@ -51,7 +48,6 @@ def _connect_after_first_request(session: Any) -> None:
             return
         if event.type == "message_start" and getattr(event.message, "role", None) != "assistant":
             return
-        handle.cancel()
         if unsubscribe is not None:
             unsubscribe()
         if not mcp.connecting:
