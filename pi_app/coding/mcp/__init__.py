@@ -55,6 +55,18 @@ def attach_mcp(
     )
 
 
+def _lazy_auth_factory(agent_dir: Path) -> Callable[[Any], Any]:
+    """``oauth.auth_factory``, imported when an HTTP server first connects (not at start-up)."""
+
+    def make(server: Any) -> Any:
+        from pi_app.coding.mcp.oauth import auth_factory
+
+        factory = auth_factory(agent_dir, interactive=False)
+        return factory(server) if factory is not None else None
+
+    return make
+
+
 def start_manager(
     session: Any,
     config: Any,
@@ -68,7 +80,6 @@ def start_manager(
 ) -> Any:
     global _atexit_installed
     from pi_app.coding.mcp.manager import McpManager
-    from pi_app.coding.mcp.oauth import auth_factory
 
     manager = McpManager(
         config,
@@ -77,7 +88,7 @@ def start_manager(
         report=report,
         allow_patterns=allow_patterns,
         exclude_patterns=exclude_patterns,
-        auth_factory=auth_factory(Path(agent_dir), interactive=False),
+        auth_factory=_lazy_auth_factory(Path(agent_dir)),
     )
     if session is not None:
         session.mcp = manager

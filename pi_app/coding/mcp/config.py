@@ -68,6 +68,8 @@ class McpServerConfig:
 
 @dataclass
 class McpConfig:
+    """The merged servers of both files and the problems met reading them."""
+
     servers: dict[str, McpServerConfig] = field(default_factory=dict)
     errors: list[str] = field(default_factory=list)
     auto_enable_codemode: bool | None = None

@@ -11,7 +11,6 @@ among patterns the first match (in file order) wins.
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections.abc import Iterable, Mapping
 
@@ -37,6 +36,8 @@ def tool_names(server: str, tools: Iterable[str]) -> dict[str, str]:
     out: dict[str, str] = {}
     for tool, name in plain.items():
         if counts[name] > 1:
+            import hashlib  # only for a clash (its import loads OpenSSL)
+
             name = f"{name}_{hashlib.sha1(tool.encode('utf-8')).hexdigest()[:6]}"
         out[tool] = name
     return out
