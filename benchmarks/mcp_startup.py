@@ -19,6 +19,12 @@ In print mode the servers connect once the model's answer has started (``session
 first request does not share the CPU with the SDK import (1-2 s of pydantic models) and the
 servers' own start-up; the app starts connecting on its agent thread after its first frame.
 
+Figures (2-core VM shared with other sessions, load 5-7, 7 rounds, 2026-12-04): none — first
+request 1.443 s (fastest 1.321 s), pi's CPU until it 0.630 s, first frame 1.138 s; three servers —
+first request 1.469 s (fastest 1.259 s), CPU until it 0.580 s, first frame 1.044 s: +26 ms, -50 ms
+and -95 ms, inside the noise. Before print mode deferred connecting, the same run showed +180 to
++310 ms of CPU before the request (the SDK import competing in its worker thread).
+
 Usage: ``.venv/bin/python benchmarks/mcp_startup.py [rounds]`` (default 5). Prints figures only.
 The machine this was written on was shared by several busy sessions (load 5-7 on 2 cores): the
 medians there moved by ±300 ms between identical runs, so compare within one run, and the
