@@ -99,6 +99,9 @@ async def test_every_known_api_name_routes_to_its_adapter(models_json, builtins,
         "google-generative-ai": ("google_generative_ai", "google_generative_ai_api"),
         "azure-openai-responses": ("azure_openai_responses", "azure_openai_responses_api"),
         "openai-codex-responses": ("openai_codex_responses", "openai_codex_responses_api"),
+        "bedrock-converse-stream": ("bedrock_converse_stream", "bedrock_converse_stream_api"),
+        "google-vertex": ("google_vertex", "google_vertex_api"),
+        "pi-messages": ("pi_messages", "pi_messages_api"),
     }
     assert set(known_apis()) == set(apis)  # every adapter pi_app.ai has, no hand-kept list
     fakes = {name: fake_adapter(*target) for name, target in apis.items()}

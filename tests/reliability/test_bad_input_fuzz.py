@@ -12,6 +12,7 @@ Example counts stay modest so the file runs in seconds; ``PI_FUZZ_EXAMPLES`` rai
 from __future__ import annotations
 
 import asyncio
+import inspect
 import json
 import re
 import shlex
@@ -157,7 +158,13 @@ def test_random_settings_files_never_break_start_up_or_get_overwritten(document:
     manager = SettingsManager.create(root / "project", root)
     for name in dir(manager):  # every getter answers with a default instead of raising
         if name.startswith("get_"):
-            getattr(manager, name)()
+            getter = getattr(manager, name)
+            required = [
+                p
+                for p in inspect.signature(getter).parameters.values()
+                if p.default is inspect.Parameter.empty
+            ]
+            getter(*("anthropic", "claude-x")[: len(required)])  # per-model getters: some model
     manager.set_theme("light")
 
     if document.strip() and not _is_json_object(document):
