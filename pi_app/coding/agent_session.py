@@ -186,6 +186,7 @@ class AgentSession(SessionSwitchingMixin):
         self._active_runs = 0
         self._settled: asyncio.Event | None = None
         self._abort_requested = False  # during the current session-level run (agent_settled.aborted)
+        self._system_declared_for: str | None = None  # the session id whose system message went out
         self._last_run_assistant: AssistantMessage | None = None
         self._retry_attempt = 0
         self._overflow_attempted = False
@@ -362,8 +363,46 @@ class AgentSession(SessionSwitchingMixin):
         elif kind == "agent_end":
             event = replace(event, will_retry=self._will_retry_after(event.messages))
         await self._emit(event)
+        if kind == "turn_start" and not self._system_declared:
+            await self._declare_system_message()
         if kind == "message_end" and getattr(event.message, "role", None) == "assistant":
             await self._after_assistant_message(event.message)
+
+    @property
+    def _system_declared(self) -> bool:
+        """The session's prompt and tools were announced (here, or by a 1.6.0 system message)."""
+        session_id = self.session_manager.get_session_id()
+        if self._system_declared_for == session_id:
+            return True
+        branch = self.session_manager.get_branch()
+        if any(isinstance(e, MessageEntry) and e.role == "system" for e in branch):
+            self._system_declared_for = session_id
+            return True
+        return False
+
+    async def _declare_system_message(self) -> None:
+        """pi 1.6.0 opens a session's first request with a ``system`` message (the prompt and the
+        tool declarations): JSON and RPC clients see its ``message_start``/``message_end`` right
+        after the first ``turn_start``. It is announced, not persisted (decision in the notes of
+        issue 18: this pi rebuilds its prompt on resume, so a stored copy would only go stale)."""
+        from pi_app.agent.events import MessageEndEvent, MessageStartEvent
+        from pi_app.ai.util.validation import tool_parameters_schema
+        from pi_app.coding.messages import SystemMessage
+
+        self._system_declared_for = self.session_manager.get_session_id()
+        tools = [
+            {
+                "name": t.name,
+                "description": getattr(t, "description", "") or "",
+                "parameters": tool_parameters_schema(getattr(t, "parameters", None)),
+            }
+            for t in (self.agent.state.tools or [])
+        ]
+        message = SystemMessage(
+            content=self.agent.state.system_prompt or "", tools_added=tools, timestamp=now_ms()
+        )
+        await self._emit(MessageStartEvent(message))
+        await self._emit(MessageEndEvent(message))
 
     def _will_retry_after(self, messages: Sequence[Any]) -> bool:
         """``agent_end.willRetry``: the run's last reply is an error the session will retry."""

@@ -207,6 +207,28 @@ class CompactionSummaryMessage(AgentCustomMessage):
 
 
 @dataclass(kw_only=True)
+class SystemMessage(AgentCustomMessage):
+    """pi 1.6.0's ``role: "system"`` message: the prompt and the tool declarations a session starts
+    with, announced to JSON/RPC clients before the first request (never sent as a message: the
+    prompt travels as the request's system prompt). Read back from a 1.6.0 file it stays an
+    ``UnknownMessage``, kept verbatim."""
+
+    role: str = "system"
+    content: str = ""
+    sections: dict[str, str | None] | None = None
+    tools_added: list[dict[str, Any]] | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"role": self.role, "content": self.content}
+        if self.sections is not None:
+            out["sections"] = dict(self.sections)
+        out["timestamp"] = self.timestamp
+        if self.tools_added is not None:
+            out["toolsAdded"] = list(self.tools_added)
+        return out
+
+
+@dataclass(kw_only=True)
 class UnknownMessage(AgentCustomMessage):
     """A message whose role this version does not know (or could not read); kept verbatim."""
 

@@ -100,3 +100,11 @@ def test_json_stream_of_a_tool_turn_has_16s_events_and_fields(llm_server, projec
     tool_message = next(e for e in ours if _shape(e) == ("message_end", "toolResult"))["message"]
     assert list(tool_message)[-2:] == ["durationMs", "timestamp"]
     assert ours[-2]["willRetry"] is False and ours[-1] == {"type": "agent_settled", "aborted": False}
+
+    # the system message: announced once, right after the first turn_start, as 1.6.0 does
+    assert [_shape(e) for e in ours[1:5]] == [_shape(e) for e in theirs[1:5]]
+    system = ours[3]["message"]
+    assert set(system) <= set(theirs[3]["message"]) and "You are" in system["content"]
+    assert [t["name"] for t in system["toolsAdded"]] == ["read", "bash", "edit", "write"]
+    assert set(system["toolsAdded"][0]) <= set(theirs[3]["message"]["toolsAdded"][0])
+    assert sum(1 for e in ours if _shape(e)[1:] == ("system",)) == 2

@@ -59,14 +59,20 @@ def _script_bash_ls(llm_server) -> None:
 
 
 def _without_settled(lines: list[dict]) -> list[dict]:
-    """The stream minus 1.6.0's closing ``agent_settled`` (right after ``agent_end``)."""
+    """The stream minus 1.6.0's additions to 0.73.1's order: the closing ``agent_settled`` (right
+    after ``agent_end``) and the ``system`` message announced after the first ``turn_start``."""
     kinds = [e["type"] for e in lines]
     assert kinds.count("agent_settled") == 1 and kinds[kinds.index("agent_settled") - 1] == "agent_end"
     assert next(e for e in lines if e["type"] == "agent_settled") == {
         "type": "agent_settled",
         "aborted": False,
     }
-    return [e for e in lines if e["type"] != "agent_settled"]
+    first = kinds.index("turn_start") + 1
+    assert [_shape(e) for e in lines[first : first + 2]] == [
+        ("message_start", "system"),
+        ("message_end", "system"),
+    ]
+    return [e for i, e in enumerate(lines) if e["type"] != "agent_settled" and i not in (first, first + 1)]
 
 
 def _assert_same_fields(lines: list[dict], reference: list[dict]) -> None:

@@ -58,10 +58,11 @@ async def test_prompt_response_precedes_the_run_and_events_follow_pi_order(cwd: 
         "data": {"disposition": "started"},
     }
     types = [x["type"] for x in lines[1:]]
-    assert types[:4] == ["agent_start", "turn_start", "message_start", "message_end"]
+    assert types[:6] == ["agent_start", "turn_start", *["message_start", "message_end"] * 2]
+    assert lines[3]["message"]["role"] == "system" and lines[5]["message"]["role"] == "user"
     assert types[-3:] == ["turn_end", "agent_end", "agent_settled"]
     assert lines[-2]["willRetry"] is False and lines[-1] == {"type": "agent_settled", "aborted": False}
-    assert lines[3]["message"]["content"][0]["text"] == "hi\u2028there"
+    assert lines[5]["message"]["content"][0]["text"] == "hi\u2028there"
     await h.close()
 
 

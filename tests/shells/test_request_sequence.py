@@ -17,7 +17,8 @@ from pi_app.ext import SessionManager
 from .helpers import Recorder, message_lines, scripted_session
 
 R_SEQ_01 = (
-    "agent_start turn_start message_start message_end message_start (message_update )*message_end "
+    "agent_start turn_start (message_start message_end )?message_start message_end "
+    "message_start (message_update )*message_end "
     "tool_execution_start (tool_execution_update )*tool_execution_end message_start message_end "
     "turn_end turn_start message_start (message_update )*message_end turn_end agent_end agent_settled"
 )
@@ -38,7 +39,7 @@ async def test_event_types_follow_the_canonical_sequence(tmp_path: Path) -> None
     await session.prompt("what do the notes say?")
     assert re.fullmatch(R_SEQ_01, " ".join(recorder.types)), recorder.types
     roles = [e.message.role for e in recorder.events if e.type == "message_end"]
-    assert roles == ["user", "assistant", "toolResult", "assistant"]
+    assert roles == ["system", "user", "assistant", "toolResult", "assistant"]
 
 
 async def test_entries_are_written_at_message_end_and_never_at_tool_events(tmp_path: Path) -> None:

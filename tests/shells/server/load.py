@@ -95,6 +95,8 @@ def check_streams(result: LoadResult) -> None:
         types = [event["type"] for event in events]
         assert types.count("agent_start") == types.count("agent_end") == len(run.prompts), run.key
         finals = [e["message"] for e in events if e["type"] == "message_end"]
+        assert finals[0]["role"] == "system", run.key  # pi 1.6.0 announces the prompt and tools once
+        finals = finals[1:]
         assert [m["role"] for m in finals] == ["user", "assistant"] * len(run.prompts), run.key
         assert [_text(m) for m in finals[0::2]] == run.prompts
         assert [_text(m) for m in finals[1::2]] == [f"echo: {p}" for p in run.prompts]

@@ -134,7 +134,7 @@ async def test_the_stream_carries_every_event_of_a_tool_turn_in_rpc_order(serve:
     tool_end = next(e for e in streamed if e["type"] == "tool_execution_end")
     assert tool_end["toolName"] == "bash" and "from-the-tool" in str(tool_end["result"])
     finals = [e["message"] for e in streamed if e["type"] == "message_end"]
-    assert [m["role"] for m in finals] == ["user", "assistant", "toolResult", "assistant"]
+    assert [m["role"] for m in finals] == ["system", "user", "assistant", "toolResult", "assistant"]
     assert finals[-1]["content"][0]["text"] == "done: from-the-tool"
 
 
