@@ -36,6 +36,11 @@ def setup(pi):
     pi.register_command("quick", handler=quick)
     pi.register_command("bye", handler=lambda args, ctx: ctx.shutdown())
 
+    @pi.on("input")
+    def swallow(event, ctx):
+        if event.text == "ping":
+            return {"action": "handled"}
+
     @pi.on("agent_start")
     def boom(event, ctx):
         raise ValueError("handler exploded")
@@ -89,7 +94,7 @@ async def test_rpc_extension_commands_dialogs_errors_and_shutdown(tmp_path: Path
             confirm = asyncio.ensure_future(_wait_for_request(client, "confirm"))
             notify = asyncio.ensure_future(_wait_for_request(client, "notify"))
             status = asyncio.ensure_future(_wait_for_request(client, "setStatus"))
-            await client.prompt("/ask deploy")
+            assert await client.prompt("/ask deploy") == "handled"  # pi 1.6.0's data.disposition
             request = await confirm
             assert request["title"] == "Proceed?" and request["message"] == "Run deploy?"
             await client.respond_ui(request["id"], confirmed=True)
@@ -108,8 +113,9 @@ async def test_rpc_extension_commands_dialogs_errors_and_shutdown(tmp_path: Path
             client.on_event(lambda e: errors.append(e) if e.get("type") == "extension_error" else None)
             idle = asyncio.ensure_future(client.wait_for_idle(30))
             started = asyncio.ensure_future(client.wait_for_event("agent_start", 20))
+            assert await client.prompt("ping") == "handled"  # an input handler consumed it: no run
             await asyncio.sleep(0)
-            await client.prompt("hi")
+            assert await client.prompt("hi") == "started"
             await started
             # extension commands run at once even while the agent streams (R-EXT-48) ...
             notify = asyncio.ensure_future(_wait_for_request(client, "notify"))
