@@ -111,3 +111,18 @@ def test_ages() -> None:
     ]
     assert format_age(BASE, now) == "1y"
     assert format_age(now - timedelta(days=10), now) == "1w"
+
+
+def test_sessions_arriving_while_read_leave_the_default_choice_on_the_top_row() -> None:
+    # /resume shows rows as files are read (issue 20): the first row to arrive must not stay
+    # selected once newer activity sorts above it; a row the user moved to stays chosen.
+    model = SessionPickerModel([])
+    arrived: list[SessionInfo] = []
+    for session in sorted(SESSIONS, key=lambda s: s.modified, reverse=True):  # newest file first
+        arrived.append(session)
+        model.set_sessions(arrived)
+        assert model.cursor.selected == 0 and model.selected is model.rows[0].info
+    model.cursor.move(3)
+    chosen = model.selected
+    model.set_sessions([*SESSIONS, info("later", 60)])
+    assert model.selected is chosen

@@ -195,8 +195,12 @@ class SessionPickerModel:
         self.cursor = ListCursor(0, page_size, wrap=False)
         self._refresh()
 
-    def _refresh(self) -> None:
-        keep = self.selected.path if self.selected is not None else None
+    def _refresh(self, keep_top: bool = False) -> None:
+        """Rebuild the rows; the selected session stays selected, except that with ``keep_top`` a
+        selection still on the first row stays on the first row (sessions arriving while they are
+        read must not carry the default choice down the list)."""
+        on_top = keep_top and self.cursor.selected == 0
+        keep = self.selected.path if self.selected is not None and not on_top else None
         pool = [s for s in self.sessions if (s.name or "").strip()] if self.named_only else self.sessions
         parsed = parse_query(self.query)
         self.error = parsed.error
@@ -237,7 +241,7 @@ class SessionPickerModel:
 
     def set_sessions(self, sessions: Sequence[Any]) -> None:
         self.sessions = list(sessions)
-        self._refresh()
+        self._refresh(keep_top=True)
 
     def remove(self, path: str) -> None:
         self.sessions = [s for s in self.sessions if s.path != path]
