@@ -75,7 +75,7 @@ def test_json_mode_keeps_its_stream_and_exits_1(read_only_sessions) -> None:
     result = _run(home, folder, "--mode", "json", "go")
 
     events = [json.loads(line) for line in result.stdout.splitlines()]
-    assert events[-1]["type"] == "agent_end"
+    assert [e["type"] for e in events[-2:]] == ["agent_end", "agent_settled"]
     _one_save_line(result.stderr, folder)
     assert result.returncode == 1
 

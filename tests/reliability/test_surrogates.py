@@ -83,7 +83,7 @@ def test_json_mode_with_a_surrogate_in_model_text_reaches_agent_end(
 
     assert_no_traceback(result.stderr)
     lines = [json.loads(line) for line in result.stdout.splitlines()]
-    assert lines[-1]["type"] == "agent_end"
+    assert [e["type"] for e in lines[-2:]] == ["agent_end", "agent_settled"]
     assert _texts(assert_valid_session(pi_home.sessions()[0]), "assistant") == [f"a{REPLACEMENT}b"]
 
 

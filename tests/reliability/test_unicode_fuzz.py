@@ -168,6 +168,6 @@ def test_model_stream_text_in_print_and_json_mode(answer: str, thought: str, pro
     assert printed.returncode == 0, printed.stderr
     # records end at \n only: U+2028 inside a string is not a line break (str.splitlines would cut there)
     events = [json.loads(line) for line in streamed.stdout.split("\n") if line]
-    assert events[-1]["type"] == "agent_end"
+    assert [e["type"] for e in events[-2:]] == ["agent_end", "agent_settled"]
     for session in home.sessions():
         _assert_utf8_json_lines(session.read_bytes(), str(session))
