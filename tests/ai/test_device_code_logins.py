@@ -209,3 +209,25 @@ async def test_sign_in_with_chatgpt_for_openai(auth_server: FakeOAuthServer) -> 
     assert fresh["clientId"] == "issued-client-1"
     with pytest.raises(OAuthError, match="requires a device ID"):
         await oauth.login(Interaction())
+
+
+async def test_meta_device_login_mints_a_key_and_refresh_mints_again(auth_server: FakeOAuthServer) -> None:
+    from pi_app.ai.auth.oauth.xai import MetaOAuth
+
+    base = auth_server.base_url
+    oauth = MetaOAuth(
+        device_code_url=f"{base}/oidc/device/authorization/",
+        token_url=f"{base}/oidc/device/token/",
+        mint_url=f"{base}/muse-code/key",
+        sleep=no_sleep,
+    )
+    interaction = Interaction()
+    credential = await oauth.login(interaction)
+    assert interaction.events[0] == {
+        "type": "device_code",
+        "url": "https://auth.meta.com/device",
+        "code": "META-1",
+    }
+    assert credential["refresh"] == "meta-identity" and credential["access"].startswith("meta-key-")
+    again = await oauth.refresh(credential)
+    assert again["access"] != credential["access"] and again["refresh"] == "meta-identity"

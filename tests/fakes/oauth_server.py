@@ -79,6 +79,21 @@ class FakeOAuthServer:
             if self.polls <= self.pending_polls:
                 return 400, {"error": "authorization_pending"}
             return 200, self._tokens("xai-access-1")
+        if path == "/oidc/device/authorization/":  # Meta
+            return 200, {
+                "device_code": "meta-device-1",
+                "user_code": "META-1",
+                "verification_uri": "https://auth.meta.com/device",
+                "interval": 0,
+                "expires_in": 600,
+            }
+        if path == "/oidc/device/token/":
+            self.polls += 1
+            if self.polls <= self.pending_polls:
+                return 400, {"error": "authorization_pending"}
+            return 200, {"access_token": "meta-identity", "token_type": "Bearer"}
+        if path == "/muse-code/key":
+            return 200, {"api_key": f"meta-key-{len(self.requests)}"}
         if path == "/api/oauth/device_authorization":  # Kimi Code
             return 200, {
                 "device_code": "kimi-device-1",

@@ -99,6 +99,12 @@ class DeviceCodeOAuth:
                     if f"failed: {code}" in text:
                         raise OAuthError(f"{self.label} {message}") from None
                 raise OAuthError(text) from None
+            return await self.finish(client, token, interaction)
+
+    async def finish(
+        self, client: httpx.AsyncClient, token: dict[str, Any], interaction: AuthInteraction
+    ) -> Credential:
+        """The credential from the approved device's token response."""
         return _credential(token, None)
 
     async def refresh(self, credential: Credential, signal: Any = None) -> Credential:
@@ -167,6 +173,86 @@ class KimiCodeOAuth(DeviceCodeOAuth):
             token_url=f"{base}/api/oauth/token",
             **kwargs,
         )
+
+
+META_CLIENT_ID = "1031625952748946"
+META_HOST = "https://auth.meta.com"
+META_MINT_URL = "https://api.meta.ai/muse-code/key"
+META_KEY_LIFETIME_MS = 24 * 60 * 60 * 1000
+
+
+class MetaOAuth(DeviceCodeOAuth):
+    """Meta splits identity from API access: the device flow's identity token (not renewable) is
+    stored as ``refresh`` and exchanged at the Muse Code key-mint endpoint for a Model API key that
+    lives about a day (``access``); "refreshing" mints a new key, and a 401/403 from the mint means
+    the session is over (one line: sign in again)."""
+
+    name = "Meta (Muse subscription)"
+    login_label = "Sign in with Meta"
+    label = "Meta"
+    client_id = META_CLIENT_ID
+
+    def __init__(
+        self,
+        *,
+        device_code_url: str = f"{META_HOST}/oidc/device/authorization/",
+        token_url: str = f"{META_HOST}/oidc/device/token/",
+        mint_url: str = META_MINT_URL,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(device_code_url=device_code_url, token_url=token_url, **kwargs)
+        self.mint_url = mint_url
+
+    async def finish(
+        self, client: httpx.AsyncClient, token: dict[str, Any], interaction: AuthInteraction
+    ) -> Credential:
+        interaction.notify({"type": "progress", "message": "Enabling Meta Model API access..."})
+        return await self._mint(client, str(token["access_token"]))
+
+    async def refresh(self, credential: Credential, signal: Any = None) -> Credential:
+        async with self.http_client_factory() as client:
+            return await self._mint(client, str(credential.get("refresh") or ""))
+
+    async def _mint(self, client: httpx.AsyncClient, identity: str) -> Credential:
+        response = await client.post(
+            self.mint_url,
+            content=b"{}",
+            headers={
+                "accept": "application/json",
+                "authorization": f"Bearer {identity}",
+                "content-type": "application/json",
+                "x-api-version": "1.0.0",
+            },
+        )
+        try:
+            body = response.json()
+        except ValueError:
+            body = {}
+        if response.status_code in (401, 403):
+            raise OAuthError(
+                f"Meta session expired (status {response.status_code}). Run /login to sign in again."
+            )
+        if response.status_code >= 300:
+            raise OAuthError(f"Meta API key mint failed with status {response.status_code}")
+        key = body.get("api_key") if isinstance(body, dict) else None
+        if not isinstance(key, str) or not key:
+            action = body.get("action_url") if isinstance(body, dict) else None
+            suffix = (
+                f" Complete setup at {action}"
+                if isinstance(action, str) and action.startswith("https://")
+                else ""
+            )
+            raise OAuthError(f"Meta did not issue an API key.{suffix}")
+        return {
+            "type": "oauth",
+            "refresh": identity,
+            "access": key,
+            "expires": now_ms() + META_KEY_LIFETIME_MS,
+        }
+
+
+def meta_oauth() -> MetaOAuth:
+    return MetaOAuth()
 
 
 def xai_oauth() -> XaiOAuth:
