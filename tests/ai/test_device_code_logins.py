@@ -231,3 +231,12 @@ async def test_meta_device_login_mints_a_key_and_refresh_mints_again(auth_server
     assert credential["refresh"] == "meta-identity" and credential["access"].startswith("meta-key-")
     again = await oauth.refresh(credential)
     assert again["access"] != credential["access"] and again["refresh"] == "meta-identity"
+
+
+async def test_radius_device_login(auth_server: FakeOAuthServer) -> None:
+    from pi_app.ai.auth.oauth.xai import RadiusOAuth
+
+    interaction = Interaction()
+    credential = await RadiusOAuth(gateway=auth_server.base_url, sleep=no_sleep).login(interaction)
+    assert interaction.events[0]["code"] == "RAD-1" and credential["access"] == "radius-access-1"
+    assert auth_server.requests[0][1] == {"client_id": "pi-gateway", "scope": "gateway offline_access"}

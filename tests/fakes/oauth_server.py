@@ -79,6 +79,19 @@ class FakeOAuthServer:
             if self.polls <= self.pending_polls:
                 return 400, {"error": "authorization_pending"}
             return 200, self._tokens("xai-access-1")
+        if path == "/v1/oauth/device":  # Radius
+            return 200, {
+                "device_code": "radius-device-1",
+                "user_code": "RAD-1",
+                "verification_uri": "https://radius.pi.dev/device",
+                "interval": 0,
+                "expires_in": 600,
+            }
+        if path == "/v1/oauth/token":
+            self.polls += 1
+            if self.polls <= self.pending_polls:
+                return 400, {"error": "authorization_pending"}
+            return 200, self._tokens("radius-access-1")
         if path == "/oidc/device/authorization/":  # Meta
             return 200, {
                 "device_code": "meta-device-1",

@@ -43,6 +43,7 @@ ACCOUNT_LOGINS: dict[str, tuple[str, str, str, str]] = {
         "Kimi Code (subscription)",
         "Sign in with Kimi Code",
     ),
+    "radius": ("pi_app.ai.auth.oauth.xai", "radius_oauth", "Radius", "Sign in with Radius"),
     "meta": ("pi_app.ai.auth.oauth.xai", "meta_oauth", "Meta (Muse subscription)", "Sign in with Meta"),
     "openrouter": (
         "pi_app.ai.auth.oauth.openrouter",

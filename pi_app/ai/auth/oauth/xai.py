@@ -1,12 +1,13 @@
-"""Sign-ins with the OAuth device-code flow (RFC 8628): xAI (SuperGrok / X Premium) and Kimi Code.
+"""Sign-ins with the OAuth device-code flow (RFC 8628): xAI, Kimi Code, Meta and Radius.
 
 ``DeviceCodeOAuth`` asks the provider for a device code, shows the verification URL (the one with
 the code in it when the server gives one) and the code, and polls the token endpoint until the user
 approves; the access token is then sent as the API key. Tokens are refreshed with the refresh
 token (the old one is kept when the server does not rotate it), five minutes before they expire.
 Denied, expired and timed-out codes end the login with one line. A provider is its endpoints,
-client id, scope and names: ``XaiOAuth`` (``auth.x.ai``) and ``KimiCodeOAuth`` (``auth.kimi.com``,
-or ``KIMI_CODE_OAUTH_HOST`` / ``KIMI_OAUTH_HOST`` as pi 1.6.0).
+client id, scope and names: ``XaiOAuth`` (``auth.x.ai``), ``KimiCodeOAuth`` (``auth.kimi.com``,
+or ``KIMI_CODE_OAUTH_HOST`` / ``KIMI_OAUTH_HOST`` as pi 1.6.0), ``MetaOAuth`` (plus a key mint) and
+``RadiusOAuth``.
 """
 
 from __future__ import annotations
@@ -249,6 +250,31 @@ class MetaOAuth(DeviceCodeOAuth):
             "access": key,
             "expires": now_ms() + META_KEY_LIFETIME_MS,
         }
+
+
+RADIUS_GATEWAY = "https://radius.pi.dev"
+
+
+class RadiusOAuth(DeviceCodeOAuth):
+    """Radius (pi's gateway): its own OAuth at ``<gateway>/v1/oauth/device`` and ``/v1/oauth/token``
+    (client ``pi-gateway``). Only the device-code method of 1.6.0's two is built; it works from any
+    machine, the browser one (discovery + loopback on port 1456) is not."""
+
+    name = "Radius"
+    login_label = "Sign in with Radius"
+    label = "Radius"
+    client_id = "pi-gateway"
+    scope = "gateway offline_access"
+
+    def __init__(self, *, gateway: str = RADIUS_GATEWAY, **kwargs: Any) -> None:
+        base = gateway.rstrip("/")
+        super().__init__(
+            device_code_url=f"{base}/v1/oauth/device", token_url=f"{base}/v1/oauth/token", **kwargs
+        )
+
+
+def radius_oauth() -> RadiusOAuth:
+    return RadiusOAuth()
 
 
 def meta_oauth() -> MetaOAuth:
