@@ -140,6 +140,10 @@ class OAuthMcpServer:
             return JSONResponse(self._issue())
         return JSONResponse({"error": "unsupported_grant_type"}, status_code=400)
 
+    def revoke_access_tokens(self) -> None:
+        """Every access token stops working at once (refresh tokens stay valid)."""
+        self.access.clear()
+
     # -- resource server ------------------------------------------------------------------------------
 
     def _app(self) -> Any:

@@ -118,3 +118,38 @@ async def test_a_pasted_redirect_address_completes_the_callback() -> None:
         assert (result.code, result.state, result.iss) == ("abc", "xyz", "http://as")
     finally:
         callback.close()
+
+
+def test_a_rejected_access_token_is_refreshed_before_asking_for_a_sign_in(
+    browser: dict[str, str], llm_server: FakeLLMServer, agent_dir: Path, project: Path
+) -> None:
+    server = OAuthMcpServer(token_lifetime=3600).start()
+    try:
+        write_models_json(agent_dir, llm_server.base_url)
+        write_mcp_json(agent_dir, {"guarded": {"url": server.url, "exposure": "direct"}})
+        assert (
+            run_pi(
+                "mcp", "login", "guarded", "--timeout", "30", cwd=project, env=browser, timeout=60
+            ).returncode
+            == 0
+        )
+        server.revoke_access_tokens()  # the stored token still looks valid for an hour
+        llm_server.enqueue(tool_call("mcp__guarded__whoami", {}, id="c1"))
+        llm_server.enqueue(text("done"))
+        result = run_pi(
+            "--provider",
+            "fake",
+            "--model",
+            "fake-model",
+            "--no-session",
+            "-p",
+            "who?",
+            cwd=project,
+            timeout=60,
+        )
+        assert result.returncode == 0, result.stderr
+        assert "signed in as test-user" in json.dumps(llm_server.requests[1].body)
+        assert "token refresh_token" in server.events and server.events.count("authorize") == 1
+        assert "sign-in" not in result.stderr, result.stderr
+    finally:
+        server.stop()

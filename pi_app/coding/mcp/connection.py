@@ -52,6 +52,12 @@ _sdk_import: Any = None  # concurrent.futures.Future of the SDK import in a work
 
 
 def _import_sdk() -> None:
+    import logging
+
+    # the SDK logs failures with tracebacks; pi reports each failure in one line of its own
+    sdk_log = logging.getLogger("mcp")
+    sdk_log.addHandler(logging.NullHandler())
+    sdk_log.propagate = False
     import mcp.client.session
     import mcp.client.stdio
     import mcp.client.streamable_http
@@ -233,6 +239,7 @@ class ServerConnection:
         self._stop = asyncio.Event()
         self._retry_task: asyncio.Task[None] | None = None
         self._attempt = 0
+        self._refresh_tried = False
         self.closed = False
 
     # -- lifecycle ----------------------------------------------------------------------------------
@@ -255,7 +262,8 @@ class ServerConnection:
         if self._runner is not None and not self._runner.done():
             return
         self.state, self.error = "connecting", None
-        self._ready = asyncio.Event()
+        if self._ready.is_set():  # a restart keeps the event whoever waits already holds
+            self._ready = asyncio.Event()
         self._stop = asyncio.Event()
         self._runner = asyncio.get_running_loop().create_task(self._run(), name=f"mcp:{self.name}")
         self._changed()
@@ -336,11 +344,37 @@ class ServerConnection:
             self.session = None
             if self.state == "connected":
                 self.state = "disconnected" if not self.closed else "connected"
-            self._ready.set()
-            if not self.closed:
-                self._changed()
-        if self.state == "failed" and not self.closed:
+            retry_with_refresh = self._refresh_instead_of_sign_in()
+            if not retry_with_refresh:
+                self._ready.set()
+                if not self.closed:
+                    self._changed()
+        if retry_with_refresh:
+            asyncio.get_running_loop().call_soon(self._restart)
+        elif self.state == "failed" and not self.closed:
             self._schedule_retry()
+
+    def _refresh_instead_of_sign_in(self) -> bool:
+        """The server rejected an access token pi thought valid (revoked, or the clock is off):
+        refresh it once before asking for a sign-in, when a refresh token is stored."""
+        if (
+            self.state != "needs-auth"
+            or self._refresh_tried
+            or self.closed
+            or self.config.transport != "http"
+        ):
+            return False
+        from pi_app.coding.mcp.oauth import expire_stored_token
+
+        if not expire_stored_token(self.config, self.agent_dir):
+            return False
+        self._refresh_tried = True
+        self.state, self.error = "connecting", None
+        return True
+
+    def _restart(self) -> None:
+        self._runner = None
+        self.start()
 
     def _schedule_retry(self) -> None:
         if self._attempt >= len(RETRY_DELAYS_S):
@@ -389,6 +423,7 @@ class ServerConnection:
             self.session = session
             self.state, self.error = "connected", None
             self._attempt = 0
+            self._refresh_tried = False
             self._ready.set()
             self._changed()
             await self._stop.wait()

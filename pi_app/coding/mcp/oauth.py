@@ -384,5 +384,18 @@ async def sign_in(
         await connection.close()
 
 
+def expire_stored_token(server: McpServerConfig, agent_dir: Path) -> bool:
+    """Mark the stored access token expired so the next connection refreshes it; False when there
+    is no refresh token to do it with."""
+    store = TokenStore(AuthFile(auth_path(agent_dir)), record_key(server))
+    tokens = store._record().get("tokens")
+    if not isinstance(tokens, dict) or not tokens.get("refresh_token"):
+        return False
+    store.file.update(
+        store.key, lambda record: record.__setitem__("expiresAt", 1.0)
+    )  # 0 reads as "no expiry"
+    return True
+
+
 def sign_out(server: McpServerConfig, agent_dir: Path) -> bool:
     return TokenStore(AuthFile(auth_path(agent_dir)), record_key(server)).clear()
