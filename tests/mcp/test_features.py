@@ -307,3 +307,26 @@ def test_streamable_http_server_tools_are_called(
     assert "Echo: über http" in _tool_texts(llm_server.requests[1].body)[0]
     listed = run_pi("mcp", "list", cwd=project, env={"PI_TEST_HEADER": "yes"}, timeout=60)
     assert "remote: connected" in listed.stdout and everything_http in listed.stdout
+
+
+def test_server_log_notifications_are_appended_to_mcp_log(
+    llm_server: FakeLLMServer, agent_dir: Path, project: Path
+) -> None:
+    write_models_json(agent_dir, llm_server.base_url)
+    write_mcp_json(
+        agent_dir, {"everything": stdio_entry([*everything_command(), "stdio"], exposure="direct")}
+    )
+    llm_server.enqueue(tool_call("mcp__everything__toggle_simulated_logging", {}, id="c1"))
+    llm_server.enqueue(text("logging"))
+    pi = RpcPi(project)
+    log = agent_dir / "mcp.log"
+    try:
+        pi.send({"type": "prompt", "message": "go", "id": "p"})
+        pi.until("agent_end")
+        deadline = time.monotonic() + 20  # the server logs every 5 s
+        while not (log.exists() and log.read_text().strip()) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        line = log.read_text().splitlines()[0]
+        assert " [everything] " in line and ": " in line  # <time> [<server>] <level> <logger>: <message>
+    finally:
+        pi.close()
