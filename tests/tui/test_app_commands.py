@@ -294,7 +294,7 @@ async def test_login_shows_the_url_takes_the_code_and_logout_removes_it(tmp_path
         await wait_for(pilot, lambda: bool(app.screen.query("#login-method")))
         await pilot.press("enter")  # Sign in with an account
         await wait_for(pilot, lambda: bool(app.screen.query("#login-selector")))
-        await pilot.press(*"fake cloud", "enter")
+        await pilot.press(*"fake", "enter")
         await wait_for(pilot, lambda: bool(app.screen.query("#login-dialog Input")))
         dialog_text = "\n".join(app.screen.query_one("#login-dialog").lines)
         assert "https://login.example/authorize?x=1" in dialog_text
@@ -388,7 +388,7 @@ async def test_device_code_sign_in_shows_the_code_and_completes(tmp_path: Path) 
             await wait_for(pilot, lambda: bool(app.screen.query("#login-method")))
             await pilot.press("enter")
             await wait_for(pilot, lambda: bool(app.screen.query("#login-selector")))
-            await pilot.press(*"supergrok", "enter")
+            await pilot.press(*"xai", "enter")
             await wait_for(pilot, lambda: bool(app.screen.query("#login-dialog")))
 
             def dialog_text() -> str:

@@ -115,12 +115,16 @@ async def open_login(app: Any) -> None:
 
 
 async def _open_account_list(app: Any, registry: Any) -> None:
+    """The account route, as 1.6.0 lists it: provider names (featured first, marked ✦) and status."""
+    from pi_app.coding.login_support import FEATURED, login_providers
+
     providers = oauth_providers(registry)
     if not providers:
         app.restore_editor()
         app.show_status("No provider offers an account sign-in. Use an API key instead.")
         return
     by_id = {pid: (label, oauth) for pid, label, oauth in providers}
+    listed = await app.bridge.request(lambda s: login_providers(s.model_registry, api_key=False))
 
     def choose(item: SelectItem) -> None:
         label, oauth = by_id[item.value]
@@ -128,11 +132,19 @@ async def _open_account_list(app: Any, registry: Any) -> None:
 
     app.show_in_editor_slot(
         SelectList(
-            [SelectItem(pid, label, pid) for pid, label, _ in providers],
-            title="Login",
+            [
+                SelectItem(
+                    p.id,
+                    f"{p.name} ✦" if p.id in FEATURED else p.name,
+                    "✓ configured" if p.configured else "not configured",
+                )
+                for p in listed
+                if p.id in by_id
+            ],
+            title="Select provider to configure:",
             keybindings=app.keybindings,
             theme=app.themes.current,
-            hint="enter login · esc cancel",
+            hint="type to filter · enter login · esc cancel",
             on_select=choose,
             on_cancel=app.restore_editor,
             id="login-selector",
