@@ -95,3 +95,4 @@ def test_a_trickling_server_times_out_in_one_line_and_is_retried(tmp_path, trick
         {"type": "auto_retry_end", "success": False, "attempt": 1, "finalError": "Request timed out after 1s"},
         {"type": "agent_settled", "aborted": False},
     ]  # fmt: skip
+    assert [e["willRetry"] for e in events if e["type"] == "agent_end"] == [True, False]
