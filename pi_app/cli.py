@@ -496,8 +496,9 @@ async def _with_interrupt_deadline(run: Coroutine[object, object, int]) -> int:
     SIGINT goes on doing what ``asyncio.run`` makes of it (the run is cancelled, the session keeps
     what it has, pi ends by the signal); the handler asyncio installed is chained, not replaced, and
     the first SIGINT also starts a timer: a process still alive ``INTERRUPT_DEADLINE_S`` later kills
-    the bash tool's groups and exits 130. Winding down once waited on a stalled server under heavy
-    load (issue 19 item 7's test, not reproduced since); the prompt is on disk by then.
+    the bash tool's groups and exits 130 (an extension tool that swallows the cancellation would
+    otherwise keep pi alive for ever). A SIGINT that was ignored when pi started (``pi -p … &``
+    from a script, ``nohup``) stays ignored.
     """
     import signal
     import threading

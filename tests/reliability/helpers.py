@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import select
+import signal
 import subprocess
 import time
 from dataclasses import dataclass
@@ -13,6 +14,14 @@ from pathlib import Path
 from typing import Any
 
 from tests.e2e.helpers import PI, write_models_json
+
+
+def _interruptible() -> None:
+    """In the child before ``exec``: Ctrl+C (SIGINT) acts as on a terminal. A suite started as a
+    background job of a non-interactive shell inherits SIGINT ignored, and so would ``pi``, which
+    rightly keeps it that way (as ``nohup`` and ``cmd &`` expect): the tests that send SIGINT would
+    then wait for a signal that can never arrive."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 @dataclass
@@ -58,6 +67,7 @@ class PiHome:
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
+            preexec_fn=_interruptible,
         )
 
     def run(self, *args: str, timeout: float = 60, input: str = "", **extra_env: str):
