@@ -120,6 +120,7 @@ def _as_tool_result(value: Any) -> AgentToolResult:
         structured_content=get("structured_content", None)
         if not isinstance(value, dict)
         else value.get("structuredContent", value.get("structured_content")),
+        is_error=bool(get("is_error", False) or (isinstance(value, dict) and value.get("isError"))),
     )
 
 
@@ -314,6 +315,8 @@ async def _execute_and_finalize(
     except asyncio.CancelledError:
         pump._closed = True
         raise
+    else:
+        is_error = result.is_error  # a tool may report a failure by returning it (pi 1.6.0)
     duration = _ms_since(started)
     await pump.close()
 

@@ -83,6 +83,7 @@ class AgentToolResult:
     terminate: bool = False
     added_tool_names: list[str] | None = None
     structured_content: Any = None  # pi 1.6.0: data for programmatic callers (bash, read)
+    is_error: bool = False  # pi 1.6.0: a returned failure that keeps its details and structured content
 
 
 ToolUpdateCallback: TypeAlias = Callable[[AgentToolResult], None]

@@ -106,3 +106,25 @@ def test_bash_sees_the_session_model_and_provider_in_print_mode(
     assert "|fake|fake-model" in tool_result
     session_id = tool_result.split("|fake|fake-model")[0].rsplit('"', 1)[-1].split("\\n")[-1]
     assert len(session_id) >= 8
+
+
+def test_a_failing_command_is_an_error_result_that_keeps_its_structured_content(
+    llm_server, tmp_path: Path, isolated_home: Path
+) -> None:
+    from pi_app.ai.testing import tool_call
+
+    write_models_json(isolated_home / ".pi" / "agent", llm_server.base_url)
+    llm_server.enqueue(tool_call("bash", {"command": "echo half; exit 4"}, id="c1"))
+    llm_server.enqueue(text("it failed"))
+    result = run_pi("--mode", "json", "run it", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    events = [json.loads(line) for line in result.stdout.splitlines()]
+    end = next(e for e in events if e["type"] == "tool_execution_end")
+    assert end["isError"] is True
+    assert end["result"]["structuredContent"]["exit_code"] == 4
+    assert end["result"]["structuredContent"]["output"] == "half\n"
+    assert end["result"]["content"][0]["text"] == "half\n\n\nCommand exited with code 4"
+    tool_message = next(
+        e for e in events if e["type"] == "message_end" and e["message"]["role"] == "toolResult"
+    )
+    assert tool_message["message"]["isError"] is True

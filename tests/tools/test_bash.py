@@ -46,11 +46,11 @@ async def test_no_output(cwd):
 
 
 async def test_nonzero_exit_is_error_with_output(cwd):
-    with pytest.raises(Exception) as info:
-        await bash(cwd, "echo oops >&2; exit 1")
-    assert str(info.value) == "oops\n\n\nCommand exited with code 1"
-    with pytest.raises(Exception, match=r"^\(no output\)\n\nCommand exited with code 3$"):
-        await bash(cwd, "exit 3")
+    failed = await bash(cwd, "echo oops >&2; exit 1")  # returned, not raised (pi 1.6.0)
+    assert failed.is_error and text_of(failed) == "oops\n\n\nCommand exited with code 1"
+    assert failed.structured_content["exit_code"] == 1 and failed.structured_content["output"] == "oops\n"
+    silent = await bash(cwd, "exit 3")
+    assert silent.is_error and text_of(silent) == "(no output)\n\nCommand exited with code 3"
 
 
 async def test_timeout(cwd):
@@ -165,8 +165,8 @@ async def test_escaped_daemon_does_not_hang_the_call(cwd):
 
 
 async def test_killed_by_signal_is_failure(cwd):
-    with pytest.raises(Exception, match=r"Command exited with code 137$"):
-        await bash(cwd, "kill -9 $$")
+    killed = await bash(cwd, "kill -9 $$")
+    assert killed.is_error and text_of(killed).endswith("Command exited with code 137")
 
 
 async def test_session_environment(cwd, monkeypatch):

@@ -310,12 +310,13 @@ def create_bash_tool_definition(cwd: str, options: BashToolOptions | None = None
             if snap.truncated and snap.full_output_path:
                 structured["full_output_path"] = snap.full_output_path
             accumulator.close()
-        if exit_code not in (0, None):
-            raise RuntimeError(f"{text}\n\nCommand exited with code {exit_code}")
         structured["exit_code"] = exit_code if exit_code is not None else 0
         structured["wall_time_seconds"] = round(time.monotonic() - started, 1)
+        failed = exit_code not in (0, None)
+        if failed:  # pi 1.6.0: returned as an error result, so details and structuredContent survive
+            text = f"{text}\n\nCommand exited with code {exit_code}"
         return AgentToolResult(
-            content=[TextContent(text=text)], details=details, structured_content=structured
+            content=[TextContent(text=text)], details=details, structured_content=structured, is_error=failed
         )
 
     guidelines = (
