@@ -14,6 +14,7 @@ lists the providers with a stored credential of either kind and removes the chos
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from typing import Any
 
 from pi_app.tui.dialogs import PanelDialog
@@ -116,7 +117,7 @@ async def open_login(app: Any) -> None:
 
 async def _open_account_list(app: Any, registry: Any) -> None:
     """The account route, as 1.6.0 lists it: provider names (featured first, marked ✦) and status."""
-    from pi_app.coding.login_support import FEATURED, login_providers
+    from pi_app.coding.login_support import login_providers
 
     providers = oauth_providers(registry)
     if not providers:
@@ -130,31 +131,13 @@ async def _open_account_list(app: Any, registry: Any) -> None:
         label, oauth = by_id[item.value]
         app.run_worker(_run_login(app, item.value, label, oauth), group="login", exit_on_error=False)
 
-    app.show_in_editor_slot(
-        SelectList(
-            [
-                SelectItem(
-                    p.id,
-                    f"{p.name} ✦" if p.id in FEATURED else p.name,
-                    "✓ configured" if p.configured else "not configured",
-                )
-                for p in listed
-                if p.id in by_id
-            ],
-            title="Select provider to configure:",
-            keybindings=app.keybindings,
-            theme=app.themes.current,
-            hint="type to filter · enter login · esc cancel",
-            on_select=choose,
-            on_cancel=app.restore_editor,
-            id="login-selector",
-        )
-    )
+    shown = [p for p in listed if p.id in by_id]
+    _show_provider_list(app, shown, hint="enter login", on_select=choose, widget_id="login-selector")
 
 
 async def open_api_key_list(app: Any) -> None:
     """The API-key route: every provider, type to filter, configured ones marked."""
-    from pi_app.coding.login_support import FEATURED, login_providers
+    from pi_app.coding.login_support import login_providers
 
     providers = await app.bridge.request(lambda s: login_providers(s.model_registry, api_key=True))
     names = {p.id: p.name for p in providers}
@@ -164,23 +147,35 @@ async def open_api_key_list(app: Any) -> None:
             _run_api_key_login(app, item.value, names[item.value]), group="login", exit_on_error=False
         )
 
+    _show_provider_list(
+        app, providers, hint="enter select", on_select=choose, widget_id="login-api-key-selector"
+    )
+
+
+def _show_provider_list(
+    app: Any, providers: list[Any], *, hint: str, on_select: Callable[[SelectItem], None], widget_id: str
+) -> None:
+    """ "Select provider to configure:" — featured providers starred, configured ones marked."""
+    from pi_app.coding.login_support import FEATURED
+
+    items = [
+        SelectItem(
+            p.id,
+            f"{p.name} ✦" if p.id in FEATURED else p.name,
+            "✓ configured" if p.configured else "not configured",
+        )
+        for p in providers
+    ]
     app.show_in_editor_slot(
         SelectList(
-            [
-                SelectItem(
-                    p.id,
-                    f"{p.name} ✦" if p.id in FEATURED else p.name,
-                    "✓ configured" if p.configured else "not configured",
-                )
-                for p in providers
-            ],
+            items,
             title="Select provider to configure:",
             keybindings=app.keybindings,
             theme=app.themes.current,
-            hint="type to filter · enter select · esc cancel",
-            on_select=choose,
+            hint=f"type to filter · {hint} · esc cancel",
+            on_select=on_select,
             on_cancel=app.restore_editor,
-            id="login-api-key-selector",
+            id=widget_id,
         )
     )
 
