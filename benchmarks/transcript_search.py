@@ -17,7 +17,7 @@ import sys
 import time
 
 from benchmarks.tui_stream_rebuild import BenchApp, fill
-from pi_app.tui.transcript import Transcript
+from pi_app.tui.transcript.view import Transcript
 
 
 async def measure(messages: int) -> tuple[float, float, float, float]:

@@ -23,7 +23,7 @@ import time
 from textual.app import App, ComposeResult
 
 from pi_app.ai.types import AssistantMessage, TextContent
-from pi_app.tui.transcript import Transcript
+from pi_app.tui.transcript.view import Transcript
 
 DELTA_BYTES = 40
 DELTAS_PER_FRAME = 25

@@ -19,7 +19,7 @@ import time
 from textual.app import App, ComposeResult
 
 from pi_app.ai.types import AssistantMessage, TextContent
-from pi_app.tui.transcript import Transcript
+from pi_app.tui.transcript.view import Transcript
 
 
 class BenchApp(App[None]):

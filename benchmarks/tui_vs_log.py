@@ -64,8 +64,8 @@ from pi_app import __version__  # noqa: E402
 from pi_app.ai.testing import text  # noqa: E402
 from pi_app.ai.types import AssistantMessage, TextContent  # noqa: E402
 from pi_app.tui.app import PiApp  # noqa: E402
-from pi_app.tui.blocks import AssistantBlock  # noqa: E402
-from pi_app.tui.transcript import Transcript  # noqa: E402
+from pi_app.tui.transcript.blocks import AssistantBlock  # noqa: E402
+from pi_app.tui.transcript.view import Transcript  # noqa: E402
 from tests.fakes.llm_server import FakeLLMServer  # noqa: E402
 from tests.reliability.helpers import PiHome  # noqa: E402
 from tests.tui.fakes import fake_session_factory  # noqa: E402

@@ -16,8 +16,8 @@ from PIL import Image
 from textual.app import App, ComposeResult
 
 from pi_app.ai.types import AssistantMessage, ImageContent, TextContent, ToolCall, ToolResultMessage
-from pi_app.tui.images import ImageRenderer
-from pi_app.tui.transcript import Transcript
+from pi_app.tui.terminal.images import ImageRenderer
+from pi_app.tui.transcript.view import Transcript
 
 REPLY = """Here is the **plan**:
 

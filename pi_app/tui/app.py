@@ -41,23 +41,29 @@ from textual.screen import Screen
 from textual.timer import Timer
 
 from pi_app.coding.launch import LaunchOptions, keep_startup_objects
-from pi_app.tui.blocks.startup import HeaderContent, StartupHeaderBlock
+from pi_app.tui.bridge.session import SessionBridge, SessionCallFailed, SessionEvent, SessionReady
+from pi_app.tui.chrome.footer import Footer
+from pi_app.tui.chrome.status import PendingArea, StatusLine
 from pi_app.tui.editor.autocomplete import CommandInfo, PiAutocomplete
+from pi_app.tui.editor.slot import EditorSlot
 from pi_app.tui.editor.widget import PromptEditor
-from pi_app.tui.editor_slot import EditorSlot
-from pi_app.tui.ext_host import AppExtensions
-from pi_app.tui.ext_ui import RunOnUI
-from pi_app.tui.focus_layers import FocusLayers
-from pi_app.tui.footer import Footer
-from pi_app.tui.keybindings import Keybindings, display_key
-from pi_app.tui.session_bridge import SessionBridge, SessionCallFailed, SessionEvent, SessionReady
-from pi_app.tui.status import PendingArea, StatusLine
-from pi_app.tui.terminal import TerminalSetup, color_depth
-from pi_app.tui.themes import PiTheme, ThemeManager, discover_user_themes, textual_theme, theme_variables
-from pi_app.tui.transcript import FRAME_INTERVAL, Transcript
+from pi_app.tui.extensions.host import AppExtensions
+from pi_app.tui.extensions.ui import RunOnUI
+from pi_app.tui.input.focus import FocusLayers
+from pi_app.tui.input.keybindings import Keybindings, display_key
+from pi_app.tui.terminal.probe import TerminalSetup, color_depth
+from pi_app.tui.theme.themes import (
+    PiTheme,
+    ThemeManager,
+    discover_user_themes,
+    textual_theme,
+    theme_variables,
+)
+from pi_app.tui.transcript.blocks.startup import HeaderContent, StartupHeaderBlock
+from pi_app.tui.transcript.view import FRAME_INTERVAL, Transcript
 
 if TYPE_CHECKING:  # built after the first frame (``commands``)
-    from pi_app.tui.commands import CommandRegistry
+    from pi_app.tui.commands.registry import CommandRegistry
 
 DOUBLE_PRESS_S = 0.5
 THINKING_BORDER_TOKENS = {
@@ -174,7 +180,7 @@ class PiApp(App[int], inherit_bindings=False):
         """The slash commands, built on first use: their selector modules import the session layer,
         which would delay the first frame (``start_session`` builds them right after it)."""
         if self._commands is None:
-            from pi_app.tui.commands import builtin_registry
+            from pi_app.tui.commands.registry import builtin_registry
             from pi_app.tui.selectors.models import model_argument_completions
             from pi_app.tui.selectors.thinking import thinking_argument_completions
 
@@ -217,7 +223,7 @@ class PiApp(App[int], inherit_bindings=False):
             except ThemeError as exc:
                 problems.append(str(exc).splitlines()[0])
         if getattr(self, "session", None) is not None:
-            from pi_app.tui.resources import themes as loader_themes
+            from pi_app.tui.chrome.resources import themes as loader_themes
 
             specs.extend(loader_themes(self))
         if not self.options.no_themes:
@@ -248,7 +254,7 @@ class PiApp(App[int], inherit_bindings=False):
         return None
 
     def _apply_startup_theme(self) -> None:
-        from pi_app.tui.themes import SYSTEM_THEME, resolve_selection
+        from pi_app.tui.theme.themes import SYSTEM_THEME, resolve_selection
 
         selected = resolve_selection(self.options.use_theme or self._settings_theme(), self._light_background)
         if selected == SYSTEM_THEME:  # pi 1.6.0's default: follow the terminal's background
@@ -369,7 +375,7 @@ class PiApp(App[int], inherit_bindings=False):
 
     def rebuild_transcript(self, skip_roles: tuple[str, ...] = ()) -> None:
         """Clear the transcript and render the session's current context again (R-TR-10)."""
-        from pi_app.tui.history import render_session_history
+        from pi_app.tui.transcript.history import render_session_history
 
         self.ext.check_generation()
         transcript = self.transcript
@@ -413,7 +419,7 @@ class PiApp(App[int], inherit_bindings=False):
 
     async def _prepare_farewell(self) -> None:
         """The conversation and the resume command, printed once the terminal is back (farewell.py)."""
-        from pi_app.tui.farewell import farewell_text, resume_hint, transcript_lines
+        from pi_app.tui.chrome.farewell import farewell_text, resume_hint, transcript_lines
 
         session_id: str | None = None
         has_file = False
@@ -467,8 +473,8 @@ class PiApp(App[int], inherit_bindings=False):
         """Load what the first frame could do without (the markdown parser, pygments, the slash
         commands, the editor's grapheme splitter) right after it, before the first answer, ``/`` or
         a long line needs them."""
-        from pi_app.tui.blocks.markdown import render_markdown
         from pi_app.tui.editor.cursor import graphemes
+        from pi_app.tui.transcript.blocks.markdown import render_markdown
 
         render_markdown("*warm* `up`\n\n```python\nx = 1\n```", 40, self.transcript.render_theme)
         graphemes()
@@ -479,21 +485,21 @@ class PiApp(App[int], inherit_bindings=False):
         import pi_app.tui.selectors.sessions  # noqa: F401
 
     def _watch_git_head(self) -> None:
-        from pi_app.tui.footer import git_head_file
-        from pi_app.tui.watch import FileWatcher
+        from pi_app.tui.chrome.footer import git_head_file
+        from pi_app.tui.theme.watch import FileWatcher
 
         head = git_head_file(self.cwd)
         if head is not None and head.exists():
             self._git_watcher = FileWatcher(head, lambda _path: self.call_from_thread(self._branch_changed))
 
     def _branch_changed(self) -> None:
-        from pi_app.tui.footer import git_branch
+        from pi_app.tui.chrome.footer import git_branch
 
         self.footer.state.branch = git_branch(self.cwd)
         self.footer.repaint()
 
     def header_content(self) -> HeaderContent:
-        from pi_app.tui.header import build_header
+        from pi_app.tui.chrome.header import build_header
 
         return build_header(self)
 
@@ -520,12 +526,12 @@ class PiApp(App[int], inherit_bindings=False):
         self.ext.dialogs.cancel_all()
         self.bridge.stop()
         self.terminal.detach()
-        from pi_app.tui.blocks.diagrams import DEFAULT_MERMAID_MODE, set_mermaid_mode
-        from pi_app.tui.hyperlinks import set_link_base
+        from pi_app.tui.terminal.hyperlinks import set_link_base
+        from pi_app.tui.transcript.blocks.diagrams import DEFAULT_MERMAID_MODE, set_mermaid_mode
 
         set_link_base(None)  # process-wide render options go back to their defaults
         set_mermaid_mode(DEFAULT_MERMAID_MODE)
-        from pi_app.tui.blocks import layout
+        from pi_app.tui.transcript.blocks import layout
 
         layout.reset()
 
@@ -550,7 +556,7 @@ class PiApp(App[int], inherit_bindings=False):
             self.show_warning(warning)
         if message.created.model_fallback_message:
             self.show_warning(message.created.model_fallback_message)
-        from pi_app.tui.history import render_session_history
+        from pi_app.tui.transcript.history import render_session_history
 
         messages = self.context_messages()
         self._show_whats_new(resumed=bool(messages))
@@ -570,10 +576,10 @@ class PiApp(App[int], inherit_bindings=False):
         self.call_later(self._warm_up)
 
     def _show_whats_new(self, *, resumed: bool) -> None:
-        """The changelog since the last seen version, once (R-FOOT-07); ``pi_app.tui.changelog``."""
+        """The changelog since the last seen version, once (R-FOOT-07); ``pi_app.tui.chrome.changelog``."""
         from pi_app import __version__
-        from pi_app.tui.blocks.info import InfoBlock
-        from pi_app.tui.changelog import startup_changelog
+        from pi_app.tui.chrome.changelog import startup_changelog
+        from pi_app.tui.transcript.blocks.info import InfoBlock
 
         settings = self.settings
         if resumed or settings is None or not hasattr(settings, "get_last_changelog_version"):
@@ -594,7 +600,7 @@ class PiApp(App[int], inherit_bindings=False):
                 self.show_warning(f"Could not save the setting: {exc}")
 
     async def _fetch_models(self) -> None:
-        from pi_app.tui.actions import available_models
+        from pi_app.tui.commands.actions import available_models
 
         try:
             await available_models(self)
@@ -615,14 +621,14 @@ class PiApp(App[int], inherit_bindings=False):
         except Exception:
             return
         if hasattr(settings, "get_mermaid_mode"):
-            from pi_app.tui.blocks.diagrams import set_mermaid_mode
+            from pi_app.tui.transcript.blocks.diagrams import set_mermaid_mode
 
             set_mermaid_mode(settings.get_mermaid_mode())
         if hasattr(settings, "get_show_terminal_progress"):
             self.terminal.show_progress = bool(settings.get_show_terminal_progress())
             self.terminal.set_busy(self._working)
         self.apply_hyperlinks()
-        from pi_app.tui.blocks import layout
+        from pi_app.tui.transcript.blocks import layout
 
         layout.configure(output_pad=pad, code_block_indent=indent)  # before any message is drawn
         renderer = getattr(self.terminal, "renderer", None)
@@ -636,7 +642,7 @@ class PiApp(App[int], inherit_bindings=False):
         capabilities = self.terminal.capabilities
 
         def decide() -> None:
-            from pi_app.tui.hyperlinks import hyperlinks_enabled
+            from pi_app.tui.terminal.hyperlinks import hyperlinks_enabled
 
             enabled = hyperlinks_enabled(setting, capabilities)
             if threading.get_ident() == self._thread_id:
@@ -647,7 +653,7 @@ class PiApp(App[int], inherit_bindings=False):
         self.run_worker(decide, thread=True, group="hyperlinks", exit_on_error=False)
 
     def _set_hyperlinks(self, enabled: bool) -> None:
-        from pi_app.tui.hyperlinks import link_base, set_link_base
+        from pi_app.tui.terminal.hyperlinks import link_base, set_link_base
 
         base = self.cwd if enabled else None
         if base != link_base():
@@ -715,7 +721,7 @@ class PiApp(App[int], inherit_bindings=False):
 
     @on(SessionEvent)
     def _session_event(self, message: SessionEvent) -> None:
-        from pi_app.tui.events import handle_session_event
+        from pi_app.tui.bridge.events import handle_session_event
 
         if not self.has_screen:
             return
@@ -794,7 +800,7 @@ class PiApp(App[int], inherit_bindings=False):
         ran over the whole history on every event; issue 20)."""
         import copy
 
-        from pi_app.tui.footer import sum_usage
+        from pi_app.tui.chrome.footer import sum_usage
 
         manager = getattr(self.session, "session_manager", None)
         try:
@@ -875,7 +881,7 @@ class PiApp(App[int], inherit_bindings=False):
             self.rebuild_transcript()
         elif event.result is not None:
             # /compact: the summary goes at the bottom where the user is looking (as pi does)
-            from pi_app.tui.blocks.summary import SummaryBlock
+            from pi_app.tui.transcript.blocks.summary import SummaryBlock
 
             result = event.result
             self.rebuild_transcript(skip_roles=("compactionSummary",))
@@ -1048,7 +1054,7 @@ class PiApp(App[int], inherit_bindings=False):
         self._add_header()
 
     def extension_shortcuts_table(self) -> list[tuple[str, str]]:
-        from pi_app.tui.keybindings import display_key
+        from pi_app.tui.input.keybindings import display_key
 
         return [
             (description, display_key(key))
@@ -1057,7 +1063,7 @@ class PiApp(App[int], inherit_bindings=False):
 
     def _watch_theme_file(self, theme: PiTheme) -> None:
         from pi_app.coding.resources.themes import BUILTIN_THEME_NAMES
-        from pi_app.tui.watch import FileWatcher
+        from pi_app.tui.theme.watch import FileWatcher
 
         if self._theme_watcher is not None:
             if theme.source_path is not None and self._theme_watcher.path == theme.source_path.resolve():
@@ -1084,7 +1090,7 @@ class PiApp(App[int], inherit_bindings=False):
     # -- submitting -----------------------------------------------------------------------------
 
     def _command_infos(self) -> list[CommandInfo]:
-        from pi_app.tui.resources import extra_command_infos
+        from pi_app.tui.chrome.resources import extra_command_infos
 
         infos = [
             CommandInfo(c.name, c.description, c.argument_hint, c.get_argument_completions)
@@ -1108,7 +1114,7 @@ class PiApp(App[int], inherit_bindings=False):
             return
         editor = self.editor
         editor.add_to_history(text)
-        from pi_app.tui.commands import parse as parse_command
+        from pi_app.tui.commands.registry import parse as parse_command
 
         parsed = parse_command(text)
         if parsed is not None and parsed[0] in self.commands:
@@ -1124,7 +1130,7 @@ class PiApp(App[int], inherit_bindings=False):
             else:
                 self._queue_early_prompt(text)
             return
-        from pi_app.tui.user_bash import flush_pending_bash, run_user_bash
+        from pi_app.tui.commands.user_bash import flush_pending_bash, run_user_bash
 
         if text.startswith("!") and text.lstrip("!").strip():
             if not self.is_working:
@@ -1228,7 +1234,7 @@ class PiApp(App[int], inherit_bindings=False):
     def terminal_appearance_changed(self, light: bool) -> None:
         """The terminal switched light/dark (DEC 2031): the ``system`` theme and ``light/dark``
         pairs follow it (pi 1.6.0); a theme chosen by name stays."""
-        from pi_app.tui.themes import SYSTEM_THEME, resolve_selection
+        from pi_app.tui.theme.themes import SYSTEM_THEME, resolve_selection
 
         self._light_background = light
         self.themes.light_background = light
@@ -1244,8 +1250,8 @@ class PiApp(App[int], inherit_bindings=False):
                 self.show_warning(error)
 
     def _search_key_elsewhere(self, event: Any) -> bool:
-        from pi_app.tui.keys import key_press
-        from pi_app.tui.search_bar import SearchBar
+        from pi_app.tui.input.keys import key_press
+        from pi_app.tui.transcript.search_bar import SearchBar
 
         if self.main_screen is None or self.screen is not self.main_screen:
             return False
@@ -1258,7 +1264,7 @@ class PiApp(App[int], inherit_bindings=False):
         return True
 
     def open_transcript_search(self) -> None:
-        from pi_app.tui.search_bar import SearchBar
+        from pi_app.tui.transcript.search_bar import SearchBar
 
         screen = self.main_screen
         if screen is None:
@@ -1273,7 +1279,7 @@ class PiApp(App[int], inherit_bindings=False):
         self.focus_layers.opened(bar)
 
     def close_transcript_search(self) -> None:
-        from pi_app.tui.search_bar import SearchBar
+        from pi_app.tui.transcript.search_bar import SearchBar
 
         screen = self.main_screen
         if screen is None:
@@ -1291,7 +1297,7 @@ class PiApp(App[int], inherit_bindings=False):
         self.run_action_id(message.action)
 
     def run_action_id(self, action: str) -> None:
-        from pi_app.tui.actions import ACTION_HANDLERS
+        from pi_app.tui.commands.actions import ACTION_HANDLERS
 
         handler = ACTION_HANDLERS.get(action)
         if handler is None:
@@ -1345,7 +1351,7 @@ def _light_background() -> bool:
 
 def run_interactive(options: LaunchOptions) -> int:
     """``pi`` with a terminal: probe it, start the app, return its exit status."""
-    from pi_app.tui.keys import install_key_parser
+    from pi_app.tui.input.keys import install_key_parser
 
     install_key_parser()
     if options.resume:  # pi -r: the session picker runs before the app (R-LIST-09)

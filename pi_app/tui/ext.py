@@ -25,7 +25,7 @@ from __future__ import annotations
 from typing import Any
 
 from pi_app.tui.editor.widget import PromptEditor
-from pi_app.tui.keys import KeyPress
+from pi_app.tui.input.keys import KeyPress
 
 __all__ = ["CustomEditor", "KeyPress", "key_hint"]
 

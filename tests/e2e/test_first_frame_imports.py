@@ -34,10 +34,10 @@ NOT_BEFORE_THE_FIRST_FRAME = (
     "pi_app.coding.models",
     "pi_app.coding.extensions.loader",
     "pi_app.coding.resources.context_files",
-    "pi_app.tui.blocks.assistant",
-    "pi_app.tui.blocks.markdown",
+    "pi_app.tui.transcript.blocks.assistant",
+    "pi_app.tui.transcript.blocks.markdown",
     "pi_app.tui.commands",
-    "pi_app.tui.ext_dialogs",
+    "pi_app.tui.extensions.dialogs",
     "pi_app.tui.selectors",
     "pydantic",
     "pydantic_core",
@@ -91,7 +91,7 @@ def test_the_first_frame_is_painted_before_the_session_layer_is_imported(
     imported.discard(
         "pydantic.plugin._loader"
     )  # pi_app.cli's stand-in, put in place without importing pydantic
-    assert {"textual.app", "pi_app.tui.app", "pi_app.tui.transcript"} <= imported  # the listing is real
+    assert {"textual.app", "pi_app.tui.app", "pi_app.tui.transcript.view"} <= imported  # the listing is real
     loaded = sorted(
         m for m in imported if any(m == n or m.startswith(n + ".") for n in NOT_BEFORE_THE_FIRST_FRAME)
     )

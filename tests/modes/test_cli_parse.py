@@ -136,7 +136,7 @@ def test_plain_pi_skips_the_parser_with_the_same_result() -> None:
 
 
 def test_help_names_the_share_viewer_variable_and_its_default(capsys: pytest.CaptureFixture[str]) -> None:
-    from pi_app.tui.share import DEFAULT_SHARE_VIEWER_URL
+    from pi_app.tui.commands.share import DEFAULT_SHARE_VIEWER_URL
 
     assert main(["--help"]) == 0
     line = next(line for line in capsys.readouterr().out.splitlines() if "PI_SHARE_VIEWER_URL" in line)

@@ -21,7 +21,7 @@ from pi_app.ai.testing import fake_provider, text, tool_call
 from pi_app.coding.session.manager import SessionManager
 from pi_app.coding.session.storage import InMemorySessionStorage, SessionWriteError
 from pi_app.tui.app import PiApp
-from pi_app.tui.footer import footer_lines
+from pi_app.tui.chrome.footer import footer_lines
 from tests.e2e.helpers import PI
 from tests.fakes.llm_server import FakeLLMServer
 from tests.reliability.helpers import PiHome, assert_no_traceback

@@ -18,8 +18,8 @@ from textual.strip import Strip
 from pi_app.ai.testing import text, thinking
 from pi_app.terminal_text import visible_controls
 from pi_app.tui.app import PiApp
-from pi_app.tui.blocks.base import Block, text_strip
-from pi_app.tui.blocks.theme import FALLBACK_DARK
+from pi_app.tui.transcript.blocks.base import Block, text_strip
+from pi_app.tui.transcript.blocks.theme import FALLBACK_DARK
 from tests.e2e.helpers import PI
 from tests.fakes.llm_server import FakeLLMServer
 from tests.reliability.helpers import PiHome, read_until

@@ -1,7 +1,7 @@
 """The full-screen app's own file loaders under random input (issue 12 item 3).
 
-``keybindings.json`` (``pi_app.tui.keybindings``, R-KEY-03/04) and theme files as the app loads
-them (``pi_app.tui.themes``: discovery, start-up selection, hot reload; R-THEME-02…05, D-40) get
+``keybindings.json`` (``pi_app.tui.input.keybindings``, R-KEY-03/04) and theme files as the app loads
+them (``pi_app.tui.theme.themes``: discovery, start-up selection, hot reload; R-THEME-02…05, D-40) get
 random and near-valid documents from hypothesis. Each must load, or be skipped with one warning
 line naming the file; the app's state stays usable (every effective key converts to a Textual key,
 the active theme builds a Textual theme) and the file is never rewritten.
@@ -19,9 +19,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from pi_app.coding.resources.themes import EXPORT_KEYS, THEME_TOKENS
-from pi_app.tui.keybindings import ACTIONS, Keybindings, display_key, load_defaults, resolve_action
-from pi_app.tui.keys import parse_key_id, to_textual_key
-from pi_app.tui.themes import ThemeManager, discover_user_themes, textual_theme, theme_variables
+from pi_app.tui.input.keybindings import ACTIONS, Keybindings, display_key, load_defaults, resolve_action
+from pi_app.tui.input.keys import parse_key_id, to_textual_key
+from pi_app.tui.theme.themes import ThemeManager, discover_user_themes, textual_theme, theme_variables
 from tests.reliability.helpers import fuzz_settings
 
 FUZZ = fuzz_settings(60)

@@ -79,7 +79,7 @@ def test_exactly_one_console_script_named_pi() -> None:
 def test_builtin_tools_flags_and_commands_leave_the_omissions_out() -> None:
     from pi_app.cli import build_parser
     from pi_app.coding.tools import BUILTIN_TOOL_NAMES, DEFAULT_ACTIVE_TOOLS
-    from pi_app.tui.commands import builtin_registry
+    from pi_app.tui.commands.registry import builtin_registry
 
     assert set(BUILTIN_TOOL_NAMES) == {"read", "bash", "edit", "write", "grep", "find", "ls"}
     assert tuple(DEFAULT_ACTIVE_TOOLS) == ("read", "bash", "edit", "write")

@@ -13,8 +13,8 @@ import pytest
 
 from pi_app.ai.testing import fake_model, text
 from pi_app.tui.app import PiApp
-from pi_app.tui.blocks import UserBlock
 from pi_app.tui.selectors.select_list import SelectList
+from pi_app.tui.transcript.blocks import UserBlock
 from tests.tui.fakes import resource_session_factory
 from tests.tui.helpers import wait_for
 from tests.tui.test_app_flows import make_app, notes, started

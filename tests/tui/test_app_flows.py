@@ -12,9 +12,9 @@ from pathlib import Path
 
 from pi_app.ai.testing import delay, fake_model, gate, hang, text, tool_call
 from pi_app.tui.app import PiApp
-from pi_app.tui.blocks import AssistantBlock, ToolBlock, UserBlock
-from pi_app.tui.blocks.summary import SummaryBlock
 from pi_app.tui.selectors.select_list import SelectList
+from pi_app.tui.transcript.blocks import AssistantBlock, ToolBlock, UserBlock
+from pi_app.tui.transcript.blocks.summary import SummaryBlock
 from tests.tui.fakes import fake_session_factory
 from tests.tui.helpers import wait_for
 
@@ -284,7 +284,7 @@ async def test_bash_duration_is_the_tools_own_even_when_the_ui_handles_start_and
     from pi_app.agent.events import ToolExecutionEndEvent, ToolExecutionStartEvent
     from pi_app.agent.types import AgentToolResult
     from pi_app.ai.types import TextContent
-    from pi_app.tui.session_bridge import SessionEvent
+    from pi_app.tui.bridge.session import SessionEvent
 
     app, _ = make_app(tmp_path)
     async with app.run_test(size=(90, 30)) as pilot:

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 from pi_app.ai.testing import fake_model, hang, text, thinking
-from pi_app.tui.blocks import AssistantBlock
+from pi_app.tui.transcript.blocks import AssistantBlock
 from tests.tui.helpers import wait_for
 from tests.tui.test_app_flows import make_app, notes, started
 
@@ -134,7 +134,7 @@ async def test_ctrl_g_with_a_failing_editor_keeps_the_text(tmp_path: Path, monke
 async def test_ctrl_g_without_an_editor_explains_how_to_set_one(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.delenv("VISUAL", raising=False)
     monkeypatch.delenv("EDITOR", raising=False)
-    monkeypatch.setattr("pi_app.tui.actions.platform_editor", lambda: None)  # no nano either
+    monkeypatch.setattr("pi_app.tui.commands.actions.platform_editor", lambda: None)  # no nano either
     app, _ = make_app(tmp_path)
     async with app.run_test(size=(90, 30)) as pilot:
         await started(pilot, app)

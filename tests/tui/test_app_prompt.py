@@ -6,7 +6,7 @@ import asyncio
 
 from pi_app.ai.testing import delay, text
 from pi_app.tui.app import PiApp
-from pi_app.tui.blocks import AssistantBlock, UserBlock
+from pi_app.tui.transcript.blocks import AssistantBlock, UserBlock
 from tests.tui.fakes import fake_session_factory
 
 

@@ -10,8 +10,8 @@ from pathlib import Path
 from pi_app.ai.testing import delay, gate, hang, text
 from pi_app.ai.types import AssistantMessage, TextContent, Usage, UserMessage
 from pi_app.tui.app import PiApp
-from pi_app.tui.blocks import AssistantBlock, UserBlock
-from pi_app.tui.footer import footer_lines
+from pi_app.tui.chrome.footer import footer_lines
+from pi_app.tui.transcript.blocks import AssistantBlock, UserBlock
 from tests.tui.fakes import fake_session_factory, history_session_factory
 from tests.tui.helpers import wait_for
 from tests.tui.test_app_flows import make_app, notes, started, users
@@ -121,7 +121,7 @@ async def test_messages_from_the_command_line_are_sent_one_after_another(tmp_pat
 
 
 async def test_a_bang_command_during_a_turn_waits_in_the_pending_area(tmp_path: Path) -> None:
-    from pi_app.tui.blocks.user_bash import UserBashBlock
+    from pi_app.tui.transcript.blocks.user_bash import UserBashBlock
 
     app, provider = make_app(tmp_path, [[text("Busy", chunks=2), hang()], [text("Saw it.")]])
     async with app.run_test(size=(90, 40)) as pilot:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from pi_app import __version__
-from pi_app.tui.changelog import entries_newer_than, parse_changelog, startup_changelog
+from pi_app.tui.chrome.changelog import entries_newer_than, parse_changelog, startup_changelog
 from tests.tui.test_app_flows import make_app, notes, started
 
 SAMPLE = """# Changelog

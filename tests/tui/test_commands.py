@@ -5,7 +5,7 @@ from __future__ import annotations
 from textual.widgets import Static
 
 from pi_app.tui.app import PiApp
-from pi_app.tui.commands import CommandRegistry, SlashCommand, builtin_registry, parse
+from pi_app.tui.commands.registry import CommandRegistry, SlashCommand, builtin_registry, parse
 from tests.tui.fakes import fake_session_factory
 from tests.tui.helpers import wait_for
 

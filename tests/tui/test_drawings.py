@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 from pi_app.ai.testing import text
-from pi_app.tui.blocks.diagrams import draw_mermaid, set_mermaid_mode
-from pi_app.tui.blocks.math_text import latex_to_unicode
-from pi_app.tui.blocks.md_render import SOURCE_ONLY, render_markdown_strips
-from pi_app.tui.blocks.theme import FALLBACK_DARK
+from pi_app.tui.transcript.blocks.diagrams import draw_mermaid, set_mermaid_mode
+from pi_app.tui.transcript.blocks.math_text import latex_to_unicode
+from pi_app.tui.transcript.blocks.md_render import SOURCE_ONLY, render_markdown_strips
+from pi_app.tui.transcript.blocks.theme import FALLBACK_DARK
 from tests.tui.helpers import wait_for
 from tests.tui.test_app_flows import make_app, notes, started
 
@@ -48,7 +48,7 @@ def test_latex_to_unicode(source: str, expected: str) -> None:
     ],
 )
 def test_display_formulas_stack_fractions_and_limits(source: str, expected: list[str]) -> None:
-    from pi_app.tui.blocks.math_text import latex_to_lines
+    from pi_app.tui.transcript.blocks.math_text import latex_to_lines
 
     assert latex_to_lines(source) == expected
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from pi_app.tui.farewell import MAX_LINES, transcript_lines
+from pi_app.tui.chrome.farewell import MAX_LINES, transcript_lines
 from tests.tui_nav.app_helpers import make_app, send, wait_for
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
@@ -49,8 +49,8 @@ async def test_without_a_session_file_there_is_nothing_to_resume(tmp_path: Path)
 
 
 def test_a_huge_transcript_prints_only_its_last_lines() -> None:
-    from pi_app.tui.blocks.text import NoteBlock
-    from pi_app.tui.blocks.theme import FALLBACK_DARK
+    from pi_app.tui.transcript.blocks.text import NoteBlock
+    from pi_app.tui.transcript.blocks.theme import FALLBACK_DARK
 
     blocks = [NoteBlock(f"note {i}") for i in range(20_000)]
     lines = transcript_lines(blocks, 80, FALLBACK_DARK, None)

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from rich.style import Style
 
+from pi_app.tui.chrome.footer import FooterState, Usage, footer_lines, format_tokens, git_branch
 from pi_app.tui.editor.autocomplete import (
     AutocompleteItem,
     CommandInfo,
@@ -14,7 +15,6 @@ from pi_app.tui.editor.autocomplete import (
     preselect,
     score_path,
 )
-from pi_app.tui.footer import FooterState, Usage, footer_lines, format_tokens, git_branch
 from pi_app.tui.selectors.scoped_models import ScopeModel
 from pi_app.tui.selectors.select_list import SelectItem, SelectListModel
 

@@ -7,8 +7,8 @@ import json
 from pathlib import Path
 
 from pi_app.tui.app import PiApp
-from pi_app.tui.keybindings import Keybindings
-from pi_app.tui.keys import KeyPress, normalize, parse_key_id
+from pi_app.tui.input.keybindings import Keybindings
+from pi_app.tui.input.keys import KeyPress, normalize, parse_key_id
 from tests.tui.fakes import fake_session_factory
 from tests.tui.helpers import wait_for
 

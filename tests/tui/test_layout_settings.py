@@ -6,10 +6,10 @@ from collections.abc import Iterator
 
 import pytest
 
-from pi_app.tui.blocks import layout
-from pi_app.tui.blocks.md_render import render_markdown_strips
-from pi_app.tui.blocks.text import UserBlock
-from pi_app.tui.themes import builtin_theme
+from pi_app.tui.theme.themes import builtin_theme
+from pi_app.tui.transcript.blocks import layout
+from pi_app.tui.transcript.blocks.md_render import render_markdown_strips
+from pi_app.tui.transcript.blocks.text import UserBlock
 
 
 @pytest.fixture(autouse=True)

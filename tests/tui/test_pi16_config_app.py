@@ -12,7 +12,7 @@ import pytest
 from pi_app.ai.testing import text
 from pi_app.coding.launch import LaunchOptions
 from pi_app.tui.app import PiApp
-from pi_app.tui.blocks import layout
+from pi_app.tui.transcript.blocks import layout
 from tests.e2e.test_pi16_config import install_pi16_config
 from tests.fakes.llm_server import FakeLLMServer
 from tests.tui.helpers import wait_for

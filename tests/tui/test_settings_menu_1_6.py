@@ -7,8 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from pi_app.ai.testing import text
-from pi_app.tui.blocks.diagrams import mermaid_mode, set_mermaid_mode
 from pi_app.tui.selectors.settings import settings_rows
+from pi_app.tui.transcript.blocks.diagrams import mermaid_mode, set_mermaid_mode
 from tests.tui.helpers import wait_for
 from tests.tui.test_app_flows import make_app, notes, started
 

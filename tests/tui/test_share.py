@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from pi_app.ai.testing import text
-from pi_app.tui.share import gist_id_of, share_viewer_url
+from pi_app.tui.commands.share import gist_id_of, share_viewer_url
 from tests.tui.helpers import wait_for
 from tests.tui.test_app_commands import submit
 from tests.tui.test_app_flows import make_app, notes, started

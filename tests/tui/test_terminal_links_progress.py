@@ -10,11 +10,11 @@ from pathlib import Path
 from rich.console import Console
 
 from pi_app.ai.testing import gate, text, tool_call
-from pi_app.tui.blocks.theme import FALLBACK_DARK
-from pi_app.tui.blocks.tool import ToolBlock
-from pi_app.tui.blocks.tool_render import ToolView, header
-from pi_app.tui.hyperlinks import file_uri, hyperlinks_enabled, set_link_base
-from pi_app.tui.terminal import PROGRESS_BUSY, PROGRESS_CLEAR, TerminalModes, detect_capabilities
+from pi_app.tui.terminal.hyperlinks import file_uri, hyperlinks_enabled, set_link_base
+from pi_app.tui.terminal.probe import PROGRESS_BUSY, PROGRESS_CLEAR, TerminalModes, detect_capabilities
+from pi_app.tui.transcript.blocks.theme import FALLBACK_DARK
+from pi_app.tui.transcript.blocks.tool import ToolBlock
+from pi_app.tui.transcript.blocks.tool_render import ToolView, header
 from tests.tui.helpers import wait_for
 from tests.tui.test_app_flows import make_app, notes, started
 

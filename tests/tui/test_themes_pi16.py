@@ -17,7 +17,7 @@ from pi_app.coding.resources.themes import (
     load_theme_file,
     parse_theme,
 )
-from pi_app.tui.themes import (
+from pi_app.tui.theme.themes import (
     ThemeManager,
     build_pi_theme,
     builtin_theme_path,
@@ -143,7 +143,7 @@ def test_activating_system_later_uses_the_background_seen_at_start() -> None:
 
 
 def test_appearance_reports_parse_to_pseudo_keys() -> None:
-    from pi_app.tui.keys import PiXTermParser
+    from pi_app.tui.input.keys import PiXTermParser
 
     parser = PiXTermParser()
     keys = [event.key for event in parser.feed("\x1b[?997;2n\x1b[?997;1n") if hasattr(event, "key")]

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from pi_app.ai.testing import text, tool_call
 from pi_app.tui.app import PiApp
-from pi_app.tui.blocks import ToolBlock
+from pi_app.tui.transcript.blocks import ToolBlock
 from tests.tui.fakes import fake_session_factory, history_session_factory
 from tests.tui.helpers import wait_for
 

@@ -11,9 +11,9 @@ from hypothesis import strategies as st
 from rich.cells import cell_len
 
 from pi_app.ai.testing import text
-from pi_app.tui.keybindings import Keybindings
-from pi_app.tui.search_bar import SearchBar
-from pi_app.tui.transcript_search import SearchState, find_in_line, find_matches, fold
+from pi_app.tui.input.keybindings import Keybindings
+from pi_app.tui.transcript.search import SearchState, find_in_line, find_matches, fold
+from pi_app.tui.transcript.search_bar import SearchBar
 from tests.tui.helpers import wait_for
 from tests.tui.test_app_flows import make_app, notes, started
 
@@ -130,7 +130,7 @@ async def test_prompt_jumps_and_half_pages(tmp_path: Path) -> None:
         await wait_for(pilot, lambda: notes(app).count("Line 39.") == 3)
         await pilot.pause()
         transcript = app.transcript
-        from pi_app.tui.blocks.text import UserBlock
+        from pi_app.tui.transcript.blocks.text import UserBlock
 
         starts = [transcript.block_rows(b)[0] for b in transcript.blocks_of(UserBlock)]
         assert len(starts) == 3
@@ -165,8 +165,8 @@ async def test_a_long_transcript_is_measured_in_slices_while_typing(monkeypatch)
     from textual.app import App, ComposeResult
 
     from pi_app.ai.types import AssistantMessage, TextContent
-    from pi_app.tui import transcript as transcript_module
-    from pi_app.tui.transcript import Transcript
+    from pi_app.tui.transcript import view as transcript_module
+    from pi_app.tui.transcript.view import Transcript
 
     monkeypatch.setattr(transcript_module, "SYNC_MEASURE_LIMIT", 5)
     monkeypatch.setattr(transcript_module, "MEASURE_SLICE_S", 0.0)  # one block per slice

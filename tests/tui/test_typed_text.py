@@ -19,7 +19,7 @@ from textual import events
 
 from pi_app.ai.testing import text
 from pi_app.tui.app import PiApp
-from pi_app.tui.keys import PiXTermParser, normalize
+from pi_app.tui.input.keys import PiXTermParser, normalize
 from tests.tui.fakes import fake_session_factory
 from tests.tui.helpers import wait_for
 

@@ -8,7 +8,7 @@ import threading
 from pathlib import Path
 
 from pi_app.ai.testing import gate, text, tool_call
-from pi_app.tui.blocks.custom import CustomMessageBlock
+from pi_app.tui.transcript.blocks.custom import CustomMessageBlock
 from tests.tui.helpers import wait_for
 from tests.tui_ext.fakes import extension_app, transcript_text, write_extension
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from pi_app.ai.testing import text, tool_call
-from pi_app.tui.ext_dialogs import SelectDialog
+from pi_app.tui.extensions.dialogs import SelectDialog
 from tests.tui.helpers import wait_for
 from tests.tui_ext.fakes import EXAMPLES, extension_app, transcript_text, write_extension
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from textual.widgets import Static
 
-from pi_app.tui.ext_surface import ExtensionOverlay, LinesWidget
+from pi_app.tui.extensions.surface import ExtensionOverlay, LinesWidget
 from tests.extensions.helpers import module_for
 from tests.tui.helpers import wait_for
 from tests.tui_ext.fakes import extension_app, transcript_text, write_extension

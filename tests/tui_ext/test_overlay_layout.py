@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pi_app.tui.overlays import Margins, OverlayOptions, overlay_layout
+from pi_app.tui.extensions.overlays import Margins, OverlayOptions, overlay_layout
 
 
 def test_default_is_centred_and_at_most_80_wide() -> None:

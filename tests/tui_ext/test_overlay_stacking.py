@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from pi_app.ai.testing import gate, text
-from pi_app.tui.ext_surface import ExtensionOverlay
-from pi_app.tui.focus_layers import contains_focus
+from pi_app.tui.extensions.surface import ExtensionOverlay
+from pi_app.tui.input.focus import contains_focus
 from tests.extensions.helpers import module_for
 from tests.tui.helpers import wait_for
 from tests.tui_ext.fakes import extension_app, transcript_text, write_extension

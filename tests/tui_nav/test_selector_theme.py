@@ -15,8 +15,8 @@ from typing import Any
 
 from textual.widget import Widget
 
-from pi_app.tui.ext_dialogs import SelectDialog
-from pi_app.tui.ext_queue import DialogRequest
+from pi_app.tui.extensions.dialogs import SelectDialog
+from pi_app.tui.extensions.queue import DialogRequest
 from pi_app.tui.selectors.choice import ChoiceSelector
 from pi_app.tui.selectors.fork import ForkSelector
 from pi_app.tui.selectors.lines import LineView

@@ -7,11 +7,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from pi_app.coding.session import SessionManager
-from pi_app.tui.blocks import AssistantBlock, UserBlock
-from pi_app.tui.footer import footer_lines
+from pi_app.tui.chrome.footer import footer_lines
 from pi_app.tui.selectors.choice import ChoiceSelector
 from pi_app.tui.selectors.sessions import SessionPicker
 from pi_app.tui.selectors.tree import TreeNavigator
+from pi_app.tui.transcript.blocks import AssistantBlock, UserBlock
 from tests.session.helpers import assistant, user
 from tests.tui_nav.app_helpers import CWD, file_entries, make_app, selector, send, submit, wait_for
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from textual.app import App, ComposeResult
 
 from pi_app.ai.types import AssistantMessage, TextContent, ThinkingContent
-from pi_app.tui.transcript import Transcript
+from pi_app.tui.transcript.view import Transcript
 
 
 class TranscriptApp(App[None]):

@@ -15,8 +15,8 @@ import sys
 from pi_app.ai.testing import text
 from pi_app.ai.types import ImageContent
 from pi_app.tui.app import PiApp
-from pi_app.tui.keys import install_key_parser
-from pi_app.tui.terminal import TerminalSetup
+from pi_app.tui.input.keys import install_key_parser
+from pi_app.tui.terminal.probe import TerminalSetup
 from tests.tui.fakes import fake_session_factory
 
 

@@ -14,9 +14,9 @@ from pi_app.ai.testing import text
 from pi_app.ai.types import ImageContent, TextContent, ToolResultMessage
 from pi_app.coding.launch import LaunchOptions
 from pi_app.tui.app import PiApp
-from pi_app.tui.blocks import UserBlock
-from pi_app.tui.images import UPPER_HALF, ImageRenderer
-from pi_app.tui.terminal import ProbeResult, TerminalCapabilities, TerminalSetup
+from pi_app.tui.terminal.images import UPPER_HALF, ImageRenderer
+from pi_app.tui.terminal.probe import ProbeResult, TerminalCapabilities, TerminalSetup
+from pi_app.tui.transcript.blocks import UserBlock
 from tests.tui.fakes import fake_session_factory
 from tests.tui_term.helpers import TranscriptApp
 

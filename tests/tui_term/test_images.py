@@ -10,8 +10,7 @@ import unicodedata
 from PIL import Image
 
 from pi_app.ai.types import ImageContent
-from pi_app.tui.blocks import FALLBACK_DARK
-from pi_app.tui.images import (
+from pi_app.tui.terminal.images import (
     DIACRITICS,
     PLACEHOLDER,
     UPPER_HALF,
@@ -20,6 +19,7 @@ from pi_app.tui.images import (
     fit_cells,
     image_part,
 )
+from pi_app.tui.transcript.blocks import FALLBACK_DARK
 
 
 def png(width: int, height: int, colour: tuple[int, int, int] = (255, 0, 0)) -> bytes:
@@ -100,7 +100,7 @@ def test_kitty_without_a_driver_falls_back_to_cells() -> None:
 
 def test_clipboard_image_is_saved_as_a_temp_file(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     """R-IMG-05: Ctrl+V reads the clipboard with the platform tool and keeps the picture."""
-    from pi_app.tui.images import save_clipboard_image
+    from pi_app.tui.terminal.images import save_clipboard_image
 
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from textual import events
 
-from pi_app.tui.keys import (
+from pi_app.tui.input.keys import (
     KeyPress,
     PiXTermParser,
     install_key_parser,

@@ -3,8 +3,8 @@ of padding in every cell, a rule between body rows, a nested list four columns i
 
 from __future__ import annotations
 
-from pi_app.tui.blocks.md_render import render_markdown_strips
-from pi_app.tui.blocks.theme import FALLBACK_DARK
+from pi_app.tui.transcript.blocks.md_render import render_markdown_strips
+from pi_app.tui.transcript.blocks.theme import FALLBACK_DARK
 
 TABLE = """| Name | Qty | Note |
 |:-----|----:|:----:|

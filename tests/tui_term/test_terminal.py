@@ -6,7 +6,7 @@ import os
 import pty
 import threading
 
-from pi_app.tui.terminal import (
+from pi_app.tui.terminal.probe import (
     DEVICE_ATTRIBUTES_QUERY,
     PROBE_QUERY,
     ProbeResult,
@@ -128,7 +128,7 @@ def test_terminal_modes_are_restored() -> None:
 
 
 def test_modes_left_on_by_an_app_that_died_are_undone_with_a_plain_write() -> None:
-    from pi_app.tui.terminal import TerminalSetup
+    from pi_app.tui.terminal.probe import TerminalSetup
 
     setup = TerminalSetup.from_environment({})
     driver_writes: list[str] = []
@@ -151,7 +151,7 @@ def test_no_graphics_query_where_an_apc_string_renames_the_pane() -> None:
 
 
 def test_color_scheme_reports_are_asked_for_and_switched_off_again() -> None:
-    from pi_app.tui.terminal import COLOR_SCHEME_REPORTS_OFF, COLOR_SCHEME_REPORTS_ON, TerminalModes
+    from pi_app.tui.terminal.probe import COLOR_SCHEME_REPORTS_OFF, COLOR_SCHEME_REPORTS_ON, TerminalModes
 
     written: list[str] = []
     modes = TerminalModes(written.append)

@@ -6,8 +6,8 @@ from __future__ import annotations
 from textual.strip import Strip
 
 from pi_app.ai.types import AssistantMessage, TextContent
-from pi_app.tui.blocks import Block
-from pi_app.tui.blocks.theme import BlockTheme
+from pi_app.tui.transcript.blocks import Block
+from pi_app.tui.transcript.blocks.theme import BlockTheme
 from tests.tui_term.helpers import TranscriptApp, assistant, fill
 
 

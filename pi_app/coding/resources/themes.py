@@ -7,7 +7,7 @@ A theme file is pi 1.6.0's JSON (0.73.1's is a subset): ``{"$schema"?, "name", "
 (variables may name variables), or ``""`` (terminal default). 1.6.0's five newer tokens are
 optional and fall back as 1.6.0 documents (``OPTIONAL_TOKENS``); ``appearance`` (``"dark"`` or
 ``"light"``) says which background the theme is made for. ``system`` is a reserved name (the
-theme that follows the terminal's light or dark background) and names cannot contain ``/``. This module knows nothing about Textual: ``pi_app/tui/themes.py`` turns a
+theme that follows the terminal's light or dark background) and names cannot contain ``/``. This module knows nothing about Textual: ``pi_app/tui/theme/themes.py`` turns a
 valid spec (``resolve_colors``) into Textual themes.
 
 Error texts: ``Failed to parse theme <path>: <error>``; ``Invalid theme "<name>":`` followed by the

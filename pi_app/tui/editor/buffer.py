@@ -29,7 +29,7 @@ from rich.cells import cell_len
 
 from pi_app.tui.editor.history import PromptHistory
 from pi_app.tui.editor.segments import PASTE_MARKER, TextChunk, char_class, segment_bounds, wrap
-from pi_app.tui.typed_text import is_text, keep_text
+from pi_app.tui.input.typed_text import is_text, keep_text
 
 LARGE_PASTE_LINES = 10
 LARGE_PASTE_CHARS = 1000

@@ -37,13 +37,13 @@ from textual.message import Message
 from textual.strip import Strip
 from textual.widget import Widget
 
-from pi_app.tui.blocks.theme import FALLBACK_DARK, BlockTheme, fg
 from pi_app.tui.editor.autocomplete import AutocompleteItem, PiAutocomplete, Suggestions
 from pi_app.tui.editor.buffer import EditorBuffer
 from pi_app.tui.editor.cursor import publish_caret
 from pi_app.tui.editor.segments import truncate_cells
-from pi_app.tui.keybindings import TRANSCRIPT_SCROLL_ACTIONS, Keybindings
-from pi_app.tui.keys import KeyPress, key_press
+from pi_app.tui.input.keybindings import TRANSCRIPT_SCROLL_ACTIONS, Keybindings
+from pi_app.tui.input.keys import KeyPress, key_press
+from pi_app.tui.transcript.blocks.theme import FALLBACK_DARK, BlockTheme, fg
 
 FILE_DEBOUNCE_S = 0.05
 _WORD_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-")

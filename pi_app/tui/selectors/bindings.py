@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 
-from pi_app.tui.keys import KeyPress, parse_key_id
+from pi_app.tui.input.keys import KeyPress, parse_key_id
 
 SELECTOR_KEYS: dict[str, tuple[str, ...]] = {
     "tui.select.up": ("up",),

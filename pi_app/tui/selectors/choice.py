@@ -18,7 +18,7 @@ from textual.containers import Vertical
 from textual.strip import Strip
 from textual.widgets import Static, TextArea
 
-from pi_app.tui.keys import key_press
+from pi_app.tui.input.keys import key_press
 from pi_app.tui.selectors.bindings import DEFAULT_SELECTOR_KEYS, SelectorKeys
 from pi_app.tui.selectors.lines import LineView, rule, styled, theme_of
 from pi_app.tui.selectors.list_cursor import ListCursor

@@ -17,7 +17,7 @@ from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import Input, Static
 
-from pi_app.tui.keys import key_press
+from pi_app.tui.input.keys import key_press
 
 
 class InlineInput(Vertical):

@@ -19,7 +19,7 @@ from rich.style import Style
 from textual.strip import Strip
 from textual.widget import Widget
 
-from pi_app.tui.blocks.theme import FALLBACK_DARK, FALLBACK_LIGHT, BlockTheme
+from pi_app.tui.transcript.blocks.theme import FALLBACK_DARK, FALLBACK_LIGHT, BlockTheme
 
 Painter = Callable[[int], list[Strip]]
 Run = tuple[str, "str | Style | None"]

@@ -17,7 +17,7 @@ import asyncio
 from collections.abc import Callable
 from typing import Any
 
-from pi_app.tui.dialogs import PanelDialog
+from pi_app.tui.selectors.dialogs import PanelDialog
 from pi_app.tui.selectors.select_list import SelectItem, SelectList
 
 

@@ -32,7 +32,7 @@ def model_items(models: list[Any], current: Any) -> list[SelectItem]:
 
 
 async def open_model_selector(app: Any, search: str) -> None:
-    from pi_app.tui.actions import available_models, scoped_models
+    from pi_app.tui.commands.actions import available_models, scoped_models
 
     if app.session is None:
         app.show_status("Still starting up…")
@@ -96,7 +96,7 @@ async def open_model_selector(app: Any, search: str) -> None:
 async def model_command(app: Any, args: str) -> None:
     """``/model``: an exact reference switches at once; anything else opens the selector."""
     from pi_app.coding.models.resolver import find_exact_model_reference_match
-    from pi_app.tui.actions import available_models, scoped_models
+    from pi_app.tui.commands.actions import available_models, scoped_models
 
     search = args.strip()
     if search and app.session is not None:

@@ -21,7 +21,7 @@ import os
 from collections.abc import Callable
 from typing import Any
 
-from pi_app.tui.commands import CommandRegistry, SlashCommand
+from pi_app.tui.commands.registry import CommandRegistry, SlashCommand
 from pi_app.tui.selectors.bindings import DEFAULT_SELECTOR_KEYS
 from pi_app.tui.selectors.choice import BusyPanel, ChoiceSelector, TextPrompt
 from pi_app.tui.selectors.file_restore import offer_file_restore
@@ -456,7 +456,7 @@ async def session_info_flow(app: Any) -> None:
     stats, name = await request(app, lambda s: (compute_session_stats(s), s.session_name))
     text = session_info_text(stats, name)
     try:
-        from pi_app.tui.blocks.info import InfoBlock  # type: ignore[import-not-found]
+        from pi_app.tui.transcript.blocks.info import InfoBlock  # type: ignore[import-not-found]
     except ImportError:
         app.transcript.add_note(text.replace("**", "").replace("  \n", "\n"), "status")
     else:

@@ -63,7 +63,7 @@ class ScopeModel:
 
 async def open_scoped_models(app: Any) -> None:
     from pi_app.coding.models.resolver import ScopedModel
-    from pi_app.tui.actions import available_models, scoped_models
+    from pi_app.tui.commands.actions import available_models, scoped_models
 
     if app.session is None:
         app.show_status("Still starting up…")

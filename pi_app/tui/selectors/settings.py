@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from pi_app.tui.keys import KeyPress
+from pi_app.tui.input.keys import KeyPress
 from pi_app.tui.selectors.select_list import SelectItem, SelectList
 
 TRANSPORTS = ("sse", "websocket", "auto")
@@ -123,7 +123,7 @@ def settings_rows(app: Any) -> list[SettingRow]:
         app.terminal.set_busy(app.is_working)
 
     def set_mermaid(mode: str) -> None:
-        from pi_app.tui.blocks.diagrams import set_mermaid_mode
+        from pi_app.tui.transcript.blocks.diagrams import set_mermaid_mode
 
         set_mermaid_mode(mode)
         app.transcript.invalidate_all()

@@ -22,7 +22,7 @@ from textual.containers import Vertical
 from textual.message import Message
 from textual.strip import Strip
 
-from pi_app.tui.keys import key_press
+from pi_app.tui.input.keys import key_press
 from pi_app.tui.selectors.bindings import DEFAULT_SELECTOR_KEYS, SelectorKeys
 from pi_app.tui.selectors.inline_input import InlineInput
 from pi_app.tui.selectors.lines import LineView, Run, fit, rule, styled, theme_of

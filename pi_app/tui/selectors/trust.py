@@ -76,7 +76,7 @@ def worker_trust_question(app: Any) -> Callable[[str], Awaitable[TrustAnswer]]:
 
 async def trust_command(app: Any, args: str) -> None:
     """``/trust``: ask again, save the answer, reload the project's resources."""
-    from pi_app.tui.app_commands import reload_resources
+    from pi_app.tui.commands.builtin import reload_resources
 
     if app.session is None:
         app.show_warning("The session is still starting.")

@@ -1,0 +1,66 @@
+"""What the shell's screen shows once the app has quit (issue 17, defect 6).
+
+pi 1.6.0 draws inline, so after ``/quit``, Ctrl+C twice or Ctrl+D the conversation is still on the
+screen, followed by ``To resume this session:`` and ``pi --session <id>``. This app draws on the
+alternate screen, which the terminal throws away on exit; so on a user's quit it renders the
+transcript once more, as ANSI text at the width it was shown, and prints it on the normal screen
+after Textual has restored the terminal (``run_interactive``).
+
+Bounded on purpose: only the last ``MAX_LINES`` rendered lines are printed (the blocks are
+rendered from the end backwards until that many are collected), so a ten-thousand-message session
+quits as fast as a short one. The resume hint appears only when the session has a file on disk
+(not with ``--no-session``, nor before the first answer, when nothing was written).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from rich.color import ColorSystem
+from textual.strip import Strip
+
+from pi_app.tui.transcript.blocks.base import Block
+from pi_app.tui.transcript.blocks.theme import BlockTheme
+
+MAX_LINES = 2000
+
+
+def strip_to_ansi(strip: Strip, color_system: ColorSystem | None) -> str:
+    """One rendered line as terminal text (plain when ``color_system`` is None)."""
+    if color_system is None:
+        return strip.text.rstrip()
+    parts = []
+    for segment in strip:
+        text, style = segment.text, segment.style
+        if segment.control:
+            continue
+        parts.append(style.render(text, color_system=color_system) if style else text)
+    return "".join(parts)
+
+
+def transcript_lines(
+    blocks: Sequence[Block], width: int, theme: BlockTheme, color_system: ColorSystem | None
+) -> list[str]:
+    """The last ``MAX_LINES`` lines of ``blocks`` at ``width``, oldest first."""
+    collected: list[list[Strip]] = []
+    count = 0
+    for block in reversed(blocks):
+        strips = block.render(width, theme)
+        collected.append(strips)
+        count += len(strips)
+        if count >= MAX_LINES:
+            break
+    strips = [strip for group in reversed(collected) for strip in group][-MAX_LINES:]
+    return [strip_to_ansi(strip, color_system) for strip in strips]
+
+
+def resume_hint(session_id: str | None, has_file: bool) -> list[str]:
+    """pi 1.6.0's two closing lines, when there is a session to resume."""
+    if not session_id or not has_file:
+        return []
+    return ["To resume this session:", f"pi --session {session_id}"]
+
+
+def farewell_text(lines: Iterable[str]) -> str:
+    text = "\n".join(lines)
+    return text + "\n" if text else ""

@@ -1,0 +1,85 @@
+"""The start-up header's content, built from the effective keybindings and loaded resources.
+
+The collapsed form follows pi 0.73.1's first screen (version, one line of the most used keys, how
+to see more, a tip: pi can answer questions about itself); the expanded form lists every hint
+R-FOOT-07 asks for and the loaded resources. Unbound actions are left out rather than shown with
+a wrong key (R-KEY-06).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pi_app import __version__
+from pi_app.tui.chrome import resources
+from pi_app.tui.transcript.blocks.startup import HeaderContent
+
+TIP = "pi knows its own docs: ask it how a feature works or how to extend it."
+"""The first screen's tip (pi 0.73.1 shows one with the same advice; the system prompt names the docs)."""
+
+
+def _hints(app: Any) -> list[tuple[str, str]]:
+    h = app.keybindings.hint
+    pairs: list[tuple[str, str]] = []
+
+    def add(key: str, what: str) -> None:
+        if key:
+            pairs.append((key, what))
+
+    add(h("app.interrupt"), "to interrupt")
+    add(h("app.clear"), "to clear")
+    add(h("app.clear") and f"{h('app.clear')} twice", "to exit")
+    add(h("app.exit"), "to exit (empty)")
+    add(h("app.suspend"), "to suspend")
+    add(h("tui.editor.deleteToLineEnd"), "to delete to end")
+    add(h("app.thinking.cycle"), "to cycle thinking level")
+    models = "/".join(k for k in (h("app.model.cycleForward"), h("app.model.cycleBackward")) if k)
+    add(models, "to cycle models")
+    add(h("app.model.select"), "to select model")
+    add(h("app.tools.expand"), "to expand tools")
+    add(h("app.thinking.toggle"), "to expand thinking")
+    add(h("app.editor.external"), "for external editor")
+    add("/", "for commands")
+    add("!", "to run bash")
+    add("!!", "to run bash (no context)")
+    add(h("app.message.followUp"), "to queue follow-up")
+    add(h("app.message.dequeue"), "to edit all queued messages")
+    add(h("app.clipboard.pasteImage"), "to paste image")
+    add("drop files", "to attach")
+    return pairs
+
+
+def build_header(app: Any) -> HeaderContent:
+    h = app.keybindings.hint
+    mode: object = False
+    if app.settings is not None and hasattr(app.settings, "get_quiet_startup"):
+        mode = app.settings.get_quiet_startup()
+    quiet = mode is True
+    listing = mode != "header"  # "header" (pi 1.6.0) keeps the header, hides the resource listing
+    summary = [(h("app.interrupt"), "interrupt")]
+    clear_exit = "/".join(k for k in (h("app.clear"), h("app.exit")) if k)
+    if clear_exit:
+        summary.append((clear_exit, "clear/exit"))
+    summary += [("/", "commands"), ("!", "bash")]
+    expand = h("app.tools.expand")
+    if expand:
+        summary.append((expand, "more"))
+    summary = [(key, what) for key, what in summary if key]
+    custom_themes = [name for name in app.themes.names() if name not in ("dark", "light")]
+    sections = [
+        ("Context", resources.context_files(app)),
+        ("Skills", [getattr(s, "name", str(s)) for s in resources.skills(app)]),
+        ("Prompts", [f"/{getattr(t, 'name', t)}" for t in resources.prompt_templates(app)]),
+        ("Extensions", resources.extension_paths(app)),
+        ("Themes", custom_themes),
+    ]
+    return HeaderContent(
+        version_line=f"pi v{__version__}",
+        summary=summary,
+        more_line=f"Press {expand} to show full startup help and loaded resources." if expand else None,
+        hints=_hints(app),
+        resources=sections if listing else [],
+        notices=list(getattr(app, "header_notices", [])),
+        quiet=quiet,
+        tip=TIP,
+    )

@@ -1,0 +1,332 @@
+"""What each app action does (spec 60 R-KEY-03, §3.8): ``ACTION_HANDLERS[action_id](app)``.
+
+The editor maps keys to action ids through the effective keybindings and posts them to the app;
+the app looks the handler up here. A handler may be ``async`` (the app runs it as a worker and
+shows its exception as an ``Error:`` line). Handlers talk to the session only through
+``app.bridge`` (the session lives on the agent thread's loop).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable
+from typing import Any
+
+# -- Escape (R-INT-07) ----------------------------------------------------------------------------
+
+
+async def interrupt(app: Any) -> None:
+    """The Escape chain, first match wins (an open autocomplete list was closed by the editor)."""
+    for handler in reversed(app.interrupt_handlers):
+        if handler():
+            return
+    session = app.session
+    if session is not None and app._compacting is not None and hasattr(session, "abort_compaction"):
+        app.bridge.call_soon(lambda s: s.abort_compaction())
+        return
+    if session is not None and app._retrying and hasattr(session, "abort_retry"):
+        app.bridge.call_soon(lambda s: s.abort_retry())
+        return
+    if session is not None and (app.is_working or session.is_streaming):
+        restored = await app.bridge.request(_clear_queue_and_abort)
+        local = [text for text, _ in app.local_queue]
+        app.local_queue.clear()
+        texts = list(restored or []) + local
+        app.refresh_pending([], [])
+        if texts:
+            app.restore_to_editor(texts)
+        return
+    if app.user_bash is not None and app.user_bash.running:
+        app.user_bash.abort()
+        return
+    editor = app.editor
+    if editor.text.lstrip().startswith("!"):
+        editor.clear()
+        return
+    if editor.text == "" and app.note_escape():
+        action = "tree"
+        if app.settings is not None and hasattr(app.settings, "get_double_escape_action"):
+            action = app.settings.get_double_escape_action()
+        if action in ("tree", "fork") and action in app.commands:
+            await app.commands.run(app, f"/{action}")
+
+
+def _clear_queue_and_abort(session: Any) -> list[str]:
+    texts = session.clear_queue() if hasattr(session, "clear_queue") else []
+    session.abort()
+    return list(texts)
+
+
+async def dequeue(app: Any) -> None:
+    """Alt+Up: every queued message back into the editor (R-INT-06)."""
+    texts = await app.take_queued_messages()
+    if not texts:
+        app.show_status("No queued messages to restore")
+        return
+    app.restore_to_editor(texts)
+    app.show_status(f"Restored {len(texts)} queued message(s) to editor")
+
+
+# -- simple ones ----------------------------------------------------------------------------------
+
+
+def clear(app: Any) -> None:
+    app.action_clear()
+
+
+def exit_app(app: Any) -> None:
+    app.shutdown()
+
+
+def suspend(app: Any) -> None:
+    if sys.platform == "win32":
+        app.show_warning("Suspend is not supported on Windows")
+        return
+    try:
+        app.action_suspend_process()
+    except Exception as exc:  # headless drivers (tests) cannot suspend
+        app.show_warning(f"Cannot suspend: {exc}")
+
+
+def toggle_tools(app: Any) -> None:
+    app.tools_expanded = not app.tools_expanded
+    app.transcript.set_expand_all(app.tools_expanded)
+
+
+def toggle_thinking(app: Any) -> None:
+    """Ctrl+T: flip ``hideThinkingBlock`` (persisted) and rebuild the transcript (R-TR-06)."""
+    hide = not app.transcript.hide_thinking
+    if app.settings is not None and hasattr(app.settings, "set_hide_thinking_block"):
+        try:
+            app.settings.set_hide_thinking_block(hide)
+        except Exception as exc:
+            app.show_warning(f"Could not save the setting: {exc}")
+    app.transcript.set_hide_thinking(hide)
+    app.show_status(f"Thinking blocks: {'hidden' if hide else 'visible'}")
+
+
+def _scroll(method: str) -> Callable[[Any], None]:
+    def handler(app: Any) -> None:
+        getattr(app.transcript, method)()
+
+    return handler
+
+
+def _command(name: str) -> Callable[[Any], Any]:
+    async def handler(app: Any) -> None:
+        if name in app.commands:
+            await app.commands.run(app, f"/{name}")
+        else:
+            app.show_status(f"/{name} is not available")
+
+    return handler
+
+
+# -- thinking and models (R-INT-08) ---------------------------------------------------------------
+
+
+async def cycle_thinking(app: Any) -> None:
+    session = app.session
+    if session is None:
+        return
+    model = session.model
+    if model is None or not getattr(model, "reasoning", False):
+        app.show_status("Current model does not support thinking")
+        return
+    level = await app.bridge.request(lambda s: s.cycle_thinking_level())
+    app.refresh_footer()
+    app.show_status(f"Thinking level: {level}")
+
+
+async def scoped_models(app: Any) -> list[Any]:
+    """The model scope (``--models`` / ``enabledModels``, or ``/scoped-models`` changes)."""
+    from pi_app.coding.models.resolver import resolve_model_scope
+
+    session = app.session
+    scope = list(getattr(session, "scoped_models", None) or [])
+    if scope:
+        return scope
+    patterns = []
+    if app.settings is not None and hasattr(app.settings, "get_enabled_models"):
+        patterns = list(app.settings.get_enabled_models() or [])
+    if not patterns:
+        return []
+    available = await available_models(app)
+    resolved, _warnings = resolve_model_scope(patterns, available)
+    return resolved
+
+
+async def available_models(app: Any) -> list[Any]:
+    registry = getattr(app.session, "model_registry", None)
+    if registry is None:
+        return [app.session.model] if app.session.model is not None else []
+    models = list(await app.bridge.request(lambda s: s.model_registry.get_available()))
+    app.known_models = models
+    return models
+
+
+def _cycle(direction: int) -> Callable[[Any], Any]:
+    async def handler(app: Any) -> None:
+        session = app.session
+        if session is None:
+            return
+        scope = await scoped_models(app)
+        result = await app.bridge.request(lambda s: s.cycle_model(direction))
+        if result is None:
+            app.show_status("Only one model in scope" if scope else "Only one model available")
+            return
+        model = result.model
+        label = getattr(model, "name", None) or model.id
+        level = result.thinking_level
+        suffix = f" (thinking: {level})" if getattr(model, "reasoning", False) and level != "off" else ""
+        app.refresh_footer()
+        app.show_status(f"Switched to {label}{suffix}")
+
+    return handler
+
+
+async def select_model(app: Any) -> None:
+    from pi_app.tui.selectors.models import open_model_selector
+
+    await open_model_selector(app, "")
+
+
+# -- external editor (R-TUI-10) -------------------------------------------------------------------
+
+
+def editor_command(settings: Any) -> str | None:
+    """The external editor (pi 1.6.0): the ``externalEditor`` setting, ``$VISUAL``, ``$EDITOR``,
+    then ``nano`` when it is installed."""
+    configured = getattr(settings, "get_external_editor", None)
+    value = configured() if configured is not None else None
+    if isinstance(value, str) and value.strip():
+        return value
+    command = os.environ.get("VISUAL") or os.environ.get("EDITOR")
+    if command:
+        return command
+    return platform_editor()
+
+
+def platform_editor() -> str | None:
+    """The editor of last resort: ``nano`` when it is on ``PATH``."""
+    import shutil
+
+    return "nano" if shutil.which("nano") else None
+
+
+def external_editor(app: Any) -> None:
+    import shlex
+    import subprocess
+    import tempfile
+    import time
+
+    command = editor_command(getattr(app, "settings", None))
+    if not command:
+        app.show_warning(
+            "No editor configured. Set externalEditor in settings, or $VISUAL or $EDITOR environment variable."
+        )
+        return
+    editor = app.editor
+    fd, path = tempfile.mkstemp(prefix=f"pi-editor-{int(time.time() * 1000)}", suffix=".pi.md")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(editor.expanded_text())
+        try:
+            with app.suspend():
+                status = subprocess.call([*shlex.split(command), path])
+        except Exception:  # no terminal to hand over (tests): run it without suspending
+            status = subprocess.call([*shlex.split(command), path])
+        if status == 0:
+            with open(path, encoding="utf-8") as handle:
+                text = handle.read()
+            editor.set_text(text[:-1] if text.endswith("\n") else text)
+    finally:
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
+        app.refresh(layout=True)
+
+
+# -- clipboard image (R-IMG-05) -------------------------------------------------------------------
+
+
+async def paste_image(app: Any) -> None:
+    import asyncio
+
+    from pi_app.tui.terminal.images import save_clipboard_image
+
+    path = await asyncio.to_thread(save_clipboard_image)
+    if path:
+        app.editor.insert(path)
+
+
+# -- copying (R-CMD-04; 1.6.0's app.message.copy) --------------------------------------------------
+
+
+async def copy_last_assistant_message(app: Any) -> None:
+    """``/copy``: the last assistant message's text to the clipboard (OSC 52 and the platform tool)."""
+    import asyncio
+
+    from pi_app.tui.terminal.clipboard import copy_text_with_tool
+
+    text = app.session.get_last_assistant_text() if app.session is not None else None
+    if not text:
+        app.show_error("No agent messages to copy yet.")
+        return
+    app.copy_to_clipboard(text)
+    await asyncio.to_thread(copy_text_with_tool, text)
+    app.show_status("Copied last agent message to clipboard")
+
+
+async def copy_message(app: Any) -> None:
+    """Ctrl+X: the transcript selection when there is one, else the last assistant message."""
+    selected = app.screen.get_selected_text()
+    if selected:
+        app.copy_to_clipboard(selected)
+        app.screen.clear_selection()
+        app.show_status("Copied selection to clipboard")
+        return
+    await copy_last_assistant_message(app)
+
+
+def debug_dump(app: Any) -> None:
+    from pi_app.tui.commands.debug import write_debug_log
+
+    path = write_debug_log(app)
+    app.show_status(f"Debug log written to {path}")
+
+
+ACTION_HANDLERS: dict[str, Callable[[Any], Any]] = {
+    "app.interrupt": interrupt,
+    "app.clear": clear,
+    "app.exit": exit_app,
+    "app.suspend": suspend,
+    "app.thinking.cycle": cycle_thinking,
+    "app.model.cycleForward": _cycle(1),
+    "app.model.cycleBackward": _cycle(-1),
+    "app.model.select": select_model,
+    "app.tools.expand": toggle_tools,
+    "app.thinking.toggle": toggle_thinking,
+    "app.editor.external": external_editor,
+    "app.message.dequeue": dequeue,
+    "app.clipboard.pasteImage": paste_image,
+    "app.message.copy": copy_message,
+    "app.session.new": _command("new"),
+    "app.session.tree": _command("tree"),
+    "app.session.fork": _command("fork"),
+    "app.session.resume": _command("resume"),
+    "tui.altScreen.pageUp": _scroll("scroll_page_up_lines"),
+    "tui.altScreen.pageDown": _scroll("scroll_page_down_lines"),
+    "tui.altScreen.halfPageUp": _scroll("scroll_half_page_up"),
+    "tui.altScreen.halfPageDown": _scroll("scroll_half_page_down"),
+    "tui.altScreen.lineUp": _scroll("scroll_line_up"),
+    "tui.altScreen.lineDown": _scroll("scroll_line_down"),
+    "tui.altScreen.previousPrompt": lambda app: app.transcript.jump_prompt(-1),
+    "tui.altScreen.nextPrompt": lambda app: app.transcript.jump_prompt(1),
+    "tui.altScreen.top": _scroll("scroll_top"),
+    "tui.altScreen.bottom": _scroll("scroll_bottom"),
+    "tui.altScreen.search": lambda app: app.open_transcript_search(),
+    "app.debug": debug_dump,
+}

@@ -1,0 +1,71 @@
+"""Extension dialog widgets for the editor slot: select, confirm, input and editor.
+
+The queue that shows them one at a time (``ExtensionDialogs``, ``DialogRequest``) is in
+``ext_queue``. Widgets: ``SelectDialog`` (select and confirm: title, optional message, options;
+↑↓ enter, escape cancels), ``InputDialog`` (one line), ``EditorDialog`` (several lines; enter
+submits, shift+enter adds a line). Each has ``set_title`` so a timed dialog can show its countdown
+(``Title (5s)``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from textual.widgets import Static
+
+from pi_app.tui.extensions.queue import DialogRequest
+from pi_app.tui.selectors.choice import ChoiceSelector, TextPrompt
+from pi_app.tui.selectors.dialogs import PanelDialog
+
+
+class SelectDialog(ChoiceSelector):
+    """Title, an optional message, the options; posts nothing: it resolves its request."""
+
+    def __init__(self, request: DialogRequest, options: Sequence[str], *, message: str | None = None) -> None:
+        super().__init__(request.title, options, message=message)
+        self.request = request
+
+    def set_title(self, text: str) -> None:
+        self.title = text
+        self.view.repaint()
+
+    def on_choice_selector_chosen(self, message: ChoiceSelector.Chosen) -> None:
+        message.stop()
+        self.request.resolve(message.option)
+
+
+class InputDialog(PanelDialog):
+    def __init__(self, request: DialogRequest, placeholder: str) -> None:
+        super().__init__(
+            request.title, hint="enter submit · esc cancel", on_cancel=lambda: request.resolve(None)
+        )
+        self.request = request
+        self.placeholder = placeholder
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        answer = self.ask("", self.placeholder)
+        answer.add_done_callback(lambda f: None if f.cancelled() else self.request.resolve(f.result()))
+
+    def set_title(self, text: str) -> None:
+        self.title_text = text
+        self._paint()
+
+
+class EditorDialog(TextPrompt):
+    def __init__(self, request: DialogRequest, prefill: str) -> None:
+        super().__init__(request.title, prefill)
+        self.request = request
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        self.area.move_cursor(self.area.document.end)  # continue after the prefill
+
+    def set_title(self, text: str) -> None:
+        self.title = text
+        for title in self.query(".-title").results(Static):
+            title.update(text)
+
+    def on_text_prompt_submitted(self, message: TextPrompt.Submitted) -> None:
+        message.stop()
+        self.request.resolve(message.text)
