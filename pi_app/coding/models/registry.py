@@ -12,6 +12,13 @@ providers from three layers, in this order:
 Every rebuild replaces the collection's providers in one synchronous step, so a reader never sees a
 half-built list (R-MOD-17); ``get_all()`` returns an immutable snapshot.
 
+A built-in provider that neither ``models.json`` nor an extension touches keeps its catalogue
+unread until something asks for its models (``find`` on it, ``get_available`` once it has
+credentials, ``get_all``, a request): a start that names one model reads one catalogue file, not
+all 42 (issue 20). What a reader sees is the same as if every catalogue had been read at the
+rebuild: the catalogue is part of the package, and the rest of a provider's layers are applied
+when it is loaded, not read again.
+
 API keys resolve in the order of decision D-7: runtime override (``--api-key``) -> ``auth.json``
 (API key through value resolution, or OAuth via the provider's L1 ``OAuthAuth``) -> the provider's
 environment variables -> the ``apiKey`` of ``models.json`` / ``register_provider``. Only the first
@@ -24,6 +31,7 @@ runtime ``--api-key`` override for its provider and always routes through the cu
 from __future__ import annotations
 
 import copy
+import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -327,11 +335,25 @@ class RegistryProvider:
     streams: dict[str, ProviderStreams] = field(default_factory=dict)
     adapters: dict[str, ProviderStreams] = field(default_factory=dict)
     filter_models: Callable[[Sequence[Model], Credential | None], Sequence[Model]] | None = None
+    loader: Callable[[RegistryProvider], None] | None = None
+    """Fills ``models``, ``builtin_ids`` and ``adapters`` of a built-in provider on first use."""
+
+    def ensure_loaded(self) -> None:
+        """Run the pending ``loader`` once (thread-safe); a no-op for a provider already built."""
+        if self.loader is None:
+            return
+        with _LOAD_LOCK:
+            loader = self.loader
+            if loader is not None:
+                loader(self)
+                self.loader = None
 
     def get_models(self) -> Sequence[Model]:
+        self.ensure_loaded()
         return list(self.models)
 
     def _route(self, model: Model) -> ProviderStreams | None:
+        self.ensure_loaded()
         if model.api in self.streams:
             return self.streams[model.api]
         if self.inner is not None and model.id in self.builtin_ids:
@@ -356,6 +378,9 @@ class RegistryProvider:
         closer = getattr(self.inner, "aclose", None)
         if closer is not None:
             await closer()
+
+
+_LOAD_LOCK = threading.RLock()  # one provider's catalogue is read once, whichever thread asks first
 
 
 # ---------------------------------------------------------------------------------------------
@@ -534,7 +559,8 @@ class ModelRegistry:
         self._adapters: dict[str, ProviderStreams] = {}
         self._credential_types: dict[str, str] = {}
         self._display_names: dict[str, str] = {}
-        self._snapshot: tuple[Model, ...] = ()
+        self._built: dict[str, RegistryProvider] = {}
+        self._snapshot: tuple[Model, ...] | None = ()
         self._builtin_ids: frozenset[str] = frozenset()
         self._error: str | None = None
         self._rebuild()
@@ -542,10 +568,20 @@ class ModelRegistry:
     # -- reads (synchronous, over the last snapshot) ---------------------------------------------
 
     def get_all(self) -> tuple[Model, ...]:
-        return self._snapshot
+        snapshot = self._snapshot
+        if snapshot is None:
+            built = self._built
+            snapshot = tuple(m for p in built.values() for m in p.get_models())
+            if self._built is built:  # not rebuilt meanwhile
+                self._snapshot = snapshot
+        return snapshot
 
     def find(self, provider: str, model_id: str) -> Model | None:
-        for model in self._snapshot:
+        # every model a provider holds names that provider, so only its own list can match
+        owner = self._built.get(provider)
+        if owner is None:
+            return None
+        for model in owner.get_models():
             if model.provider == provider and model.id == model_id:
                 return model
         return None
@@ -707,7 +743,6 @@ class ModelRegistry:
         display: dict[str, str] = {}
 
         for pid, inner in builtins.items():
-            base_models = [replace(m, cost=replace(m.cost)) for m in inner.get_models()]
             inner_auth = inner.auth
             api_key = inner_auth.api_key
             providers[pid] = RegistryProvider(
@@ -718,12 +753,11 @@ class ModelRegistry:
                     oauth=inner_auth.oauth,
                     extra=dict(inner_auth.extra),
                 ),
-                models=base_models,
                 base_url=getattr(inner, "base_url", None),
                 headers=getattr(inner, "headers", None),
                 inner=inner,
-                builtin_ids={m.id for m in base_models},
                 filter_models=getattr(inner, "filter_models", None),
+                loader=self._load_builtin,
             )
             display[pid] = getattr(inner, "name", pid) or pid
 
@@ -733,8 +767,8 @@ class ModelRegistry:
             self._apply_registration(name, registration.config, providers, display)
 
         for provider in providers.values():
-            provider.adapters = self._adapters_for(provider.models)
-        snapshot = tuple(m for p in providers.values() for m in p.models)
+            if provider.loader is None:
+                provider.adapters = self._adapters_for(provider.models)
 
         # one synchronous swap: readers never observe a half-built collection
         self.models.clear_providers()
@@ -742,7 +776,15 @@ class ModelRegistry:
             self.models.set_provider(provider)
         self._display_names = display
         self._builtin_ids = frozenset(builtins)
-        self._snapshot = snapshot
+        self._built = providers
+        self._snapshot = None
+
+    def _load_builtin(self, provider: RegistryProvider) -> None:
+        """A built-in provider's catalogue models, copied so that the registry's are its own."""
+        models = [replace(m, cost=replace(m.cost)) for m in provider.inner.get_models()]
+        provider.models = models
+        provider.builtin_ids = {m.id for m in models}
+        provider.adapters = self._adapters_for(models)
 
     def _apply_models_json(
         self, config: ModelsConfig, providers: dict[str, RegistryProvider], display: dict[str, str]
@@ -764,6 +806,7 @@ class ModelRegistry:
                 )
                 continue
             # a built-in provider: provider-level override, then modelOverrides, then upserts
+            existing.ensure_loaded()
             provider_headers = resolve_headers(pconf.headers)
             provider_compat = _compat_dict(pconf.compat)
             updated: list[Model] = []
@@ -801,6 +844,7 @@ class ModelRegistry:
             existing = providers[name] = RegistryProvider(
                 id=name, name=cfg.name or name, auth=ProviderAuth(), base_url=cfg.base_url
             )
+        existing.ensure_loaded()
         if cfg.name:
             display[name] = cfg.name
             existing.name = cfg.name
