@@ -41,6 +41,7 @@ from pi_app.agent import Agent
 from pi_app.agent.types import BeforeToolCallContext, BeforeToolCallResult
 from pi_app.ai.event_stream import AbortController
 from pi_app.ai.types import AssistantMessage, ImageContent, Model, TextContent, UserMessage, now_ms
+from pi_app.ai.util.content_text import content_text, message_text
 from pi_app.ai.util.overflow import is_context_overflow
 from pi_app.coding.compaction.estimate import (
     CompactionSettings,
@@ -634,17 +635,17 @@ class AgentSession(SessionSwitchingMixin):
     def clear_queue(self) -> list[str]:
         removed = self.agent.clear_all_queues()
         self._emit_soon(self._queue_event())
-        return [_text_of(m) for m in removed]
+        return [message_text(m) for m in removed]
 
     def _queue_changed(self) -> bool:
         steering, follow_ups = self.agent.queued_messages()
         shown = self._queue_shown
-        now = ([_text_of(m) for m in steering], [_text_of(m) for m in follow_ups])
+        now = ([message_text(m) for m in steering], [message_text(m) for m in follow_ups])
         return shown is None or (list(shown.steering), list(shown.follow_up)) != now
 
     def _queue_event(self) -> QueueUpdateEvent:
         steering, follow_ups = self.agent.queued_messages()
-        event = QueueUpdateEvent([_text_of(m) for m in steering], [_text_of(m) for m in follow_ups])
+        event = QueueUpdateEvent([message_text(m) for m in steering], [message_text(m) for m in follow_ups])
         self._queue_shown = event
         return event
 
@@ -1154,8 +1155,7 @@ class AgentSession(SessionSwitchingMixin):
         message = self.get_last_assistant_message()
         if message is None:
             return None
-        texts = [b.text for b in message.content if isinstance(b, TextContent)]
-        return "\n".join(texts) if texts else ""
+        return content_text(message.content, "\n")
 
     def dispose(self) -> None:
         if self._disposed:
@@ -1166,10 +1166,3 @@ class AgentSession(SessionSwitchingMixin):
             self.mcp.kill()
         self._unsubscribe_agent()
         self._listeners.clear()
-
-
-def _text_of(message: Any) -> str:
-    content = getattr(message, "content", "")
-    if isinstance(content, str):
-        return content
-    return "".join(getattr(b, "text", "") for b in content if isinstance(b, TextContent))

@@ -20,7 +20,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from pi_app.coding.messages import text_of
+from pi_app.ai.util.content_text import content_text
 
 
 class ExportError(Exception):
@@ -146,7 +146,7 @@ def _render_entry(entry: Any, results: dict[str, Any]) -> str:
     if kind == "branch_summary":
         return _card("compaction", "Branch summary", _markdown(entry.summary))
     if kind == "custom_message" and entry.display:
-        return _card("custom", entry.custom_type or "custom", _markdown(text_of(entry.content)))
+        return _card("custom", entry.custom_type or "custom", _markdown(content_text(entry.content, "\n")))
     if kind == "model_change":
         return f'<div class="stop">Model: {html.escape(entry.provider)}/{html.escape(entry.model_id)}</div>'
     return ""

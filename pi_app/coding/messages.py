@@ -302,14 +302,6 @@ def message_from_dict(data: Any) -> AgentMessage:
     )
 
 
-def text_of(content: Any) -> str:
-    """The text blocks of a content value joined with ``\\n`` (a string is returned as is)."""
-    if isinstance(content, str):
-        return content
-    parts = [b.text for b in content or [] if isinstance(b, TextContent)]
-    return "\n".join(parts)
-
-
 def bash_execution_to_text(msg: BashExecutionMessage) -> str:
     text = f"I ran this shell command: `{msg.command}`\n"
     if msg.output:

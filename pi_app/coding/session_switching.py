@@ -117,7 +117,7 @@ class SessionSwitchingMixin:
 
     def get_user_messages_for_forking(self) -> list[tuple[str, str]]:
         """``(entry_id, text)`` of every user message in the file (all branches), in file order."""
-        from pi_app.coding.tree_navigation import content_text
+        from pi_app.ai.util.content_text import content_text
 
         out = []
         for entry in self.session_manager.get_entries():
@@ -129,7 +129,7 @@ class SessionSwitchingMixin:
 
     async def fork(self, entry_id: str, position: str = "before") -> ForkResult:
         """``/fork``: a new session file from the path before (or including) a user message."""
-        from pi_app.coding.tree_navigation import content_text
+        from pi_app.ai.util.content_text import content_text
 
         entry = self.session_manager.get_entry(entry_id)
         if not isinstance(entry, MessageEntry) or entry.role != "user":

@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pi_app.ai.event_stream import AbortSignal
-from pi_app.ai.types import Model, TextContent
+from pi_app.ai.types import Model
+from pi_app.ai.util.content_text import content_text
 from pi_app.coding.session.format import CustomMessageEntry, MessageEntry, SessionEntry
 from pi_app.coding.session.manager import EntryNotFoundError
 
@@ -60,19 +61,6 @@ class TreeHookAnswer:
 
 
 BeforeTreeHook = Callable[[TreePreparation, AbortSignal], Awaitable[Any] | Any]
-
-
-def content_text(content: Any) -> str:
-    """The text blocks of a message content joined (a string is returned as is)."""
-    if isinstance(content, str):
-        return content
-    parts = []
-    for block in content or []:
-        if isinstance(block, TextContent):
-            parts.append(block.text)
-        elif isinstance(block, dict) and block.get("type") == "text":
-            parts.append(str(block.get("text", "")))
-    return "".join(parts)
 
 
 def landing_for(entry: SessionEntry) -> tuple[str | None, str | None]:

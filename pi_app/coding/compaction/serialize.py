@@ -5,16 +5,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from pi_app.ai.types import TextContent, ThinkingContent, ToolCall
+from pi_app.ai.types import ThinkingContent, ToolCall
+from pi_app.ai.util.content_text import content_text, text_blocks
 from pi_app.coding.messages import convert_to_llm
 
 TOOL_RESULT_LIMIT = 2000
-
-
-def _texts(content: Any) -> list[str]:
-    if isinstance(content, str):
-        return [content]
-    return [b.text for b in content or [] if isinstance(b, TextContent)]
 
 
 def _call(block: ToolCall) -> str:
@@ -29,12 +24,12 @@ def serialize_conversation(messages: list[Any]) -> str:
     parts: list[str] = []
     for message in convert_to_llm(messages):
         if message.role == "user":
-            text = "".join(_texts(message.content))
+            text = content_text(message.content)
             if text:
                 parts.append(f"[User]: {text}")
         elif message.role == "assistant":
             thinking = [b.thinking for b in message.content if isinstance(b, ThinkingContent)]
-            texts = [b.text for b in message.content if isinstance(b, TextContent)]
+            texts = text_blocks(message.content)
             calls = [_call(b) for b in message.content if isinstance(b, ToolCall)]
             if thinking:
                 parts.append("[Assistant thinking]: " + "\n".join(thinking))
@@ -43,7 +38,7 @@ def serialize_conversation(messages: list[Any]) -> str:
             if calls:
                 parts.append("[Assistant tool calls]: " + "; ".join(calls))
         elif message.role == "toolResult":
-            text = "".join(_texts(message.content))
+            text = content_text(message.content)
             if len(text) > TOOL_RESULT_LIMIT:
                 extra = len(text) - TOOL_RESULT_LIMIT
                 text = text[:TOOL_RESULT_LIMIT] + f"\n\n[... {extra} more characters truncated]"

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pi_app.ai.types import Context, Model, SimpleStreamOptions, TextContent, Usage, UserMessage, now_ms
+from pi_app.ai.util.content_text import content_text
 from pi_app.coding.compaction.estimate import estimate_tokens
 from pi_app.coding.compaction.fileops import compute_file_lists, format_file_operations
 from pi_app.coding.compaction.prepare import CompactionPreparation
@@ -162,7 +163,7 @@ async def request_summary(req: SummaryRequest, user_text: str, max_tokens: int, 
                     raise SummarizationAborted()
                 continue
             raise SummarizationError(f"{failure}: {response.error_message or 'unknown error'}")
-        return "\n".join(b.text for b in response.content if isinstance(b, TextContent))
+        return content_text(response.content, "\n")
 
 
 async def generate_summary(

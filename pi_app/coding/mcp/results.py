@@ -19,6 +19,7 @@ from typing import Any
 
 from pi_app.agent.types import AgentToolResult
 from pi_app.ai.types import ImageContent, TextContent
+from pi_app.ai.util.content_text import content_text
 
 MAX_TEXT_CHARS = 20 * 1024
 IMAGE_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp")
@@ -98,7 +99,7 @@ def tool_result(result: Any, server: str, tool: str) -> AgentToolResult:
         TextContent(text=truncate_text(c.text, stem)) if isinstance(c, TextContent) else c for c in content
     ]
     if result.is_error:
-        text = "\n".join(c.text for c in content if isinstance(c, TextContent)) or f"{tool} failed"
+        text = content_text(content, "\n") or f"{tool} failed"
         raise RuntimeError(text)
     if not content:
         content = [TextContent(text="(no output)")]

@@ -20,6 +20,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
+from pi_app.ai.util.content_text import content_text
 from pi_app.ai.util.sanitize import loads_clean
 from pi_app.coding import paths
 from pi_app.coding.session.format import is_header, ms_from_iso
@@ -52,14 +53,6 @@ class SessionInfo:
 
 def _dt(ms: float) -> datetime:
     return datetime.fromtimestamp(ms / 1000, tz=UTC)
-
-
-def _text(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return " ".join(b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text")
-    return ""
 
 
 def build_session_info(path: str, storage: SessionStorage | None = None) -> SessionInfo | None:
@@ -96,7 +89,7 @@ def build_session_info(path: str, storage: SessionStorage | None = None) -> Sess
             msg = raw.get("message")
             if not isinstance(msg, dict) or msg.get("role") not in ("user", "assistant"):
                 continue
-            text = _text(msg.get("content"))
+            text = content_text(msg.get("content"), " ")
             if msg.get("role") == "user" and not first_message and text:
                 first_message = text
             if text:

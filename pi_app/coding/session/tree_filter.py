@@ -14,23 +14,13 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from pi_app.ai.util.content_text import content_text
 from pi_app.coding.session.format import SessionEntry
 
 TREE_FILTER_MODES = ("default", "no-tools", "user-only", "labeled-only", "all")
 _HIDDEN_BY_DEFAULT = frozenset(
     {"label", "custom", "model_change", "thinking_level_change", "session_info", "usage"}
 )
-
-
-def content_text(content: Any) -> str:
-    """The text blocks of a message ``content`` (string or block list), joined."""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "".join(
-            str(b.get("text") or "") for b in content if isinstance(b, dict) and b.get("type") == "text"
-        )
-    return ""
 
 
 def entry_class(entry: SessionEntry) -> str:

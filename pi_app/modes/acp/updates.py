@@ -36,6 +36,7 @@ from pi_app.ai.types import (
     ToolResultMessage,
     UserMessage,
 )
+from pi_app.ai.util.content_text import content_text
 
 SessionUpdate = (
     s.UserMessageChunk | s.AgentMessageChunk | s.AgentThoughtChunk | s.ToolCallStart | s.ToolCallProgress
@@ -108,7 +109,7 @@ def result_content(result: AgentToolResult | None) -> list[s.ContentToolCallCont
 
 
 def result_text(result: AgentToolResult | None) -> str:
-    return "\n".join(b.text for b in (result.content if result else []) or [] if isinstance(b, TextContent))
+    return content_text(result.content if result else [], "\n")
 
 
 class UpdateMapper:

@@ -40,6 +40,7 @@ from typing import Any
 
 from pi_app.ai import codec
 from pi_app.ai.types import ImageContent
+from pi_app.ai.util.content_text import message_text
 from pi_app.coding.messages import message_to_dict
 from pi_app.modes.output import JsonParts
 from pi_app.modes.rpc import protocol as p
@@ -254,7 +255,10 @@ class RpcServer:
 
     async def _cmd_clear_queue(self, cmd: Any) -> Any:
         steering, follow_ups = self.session.agent.queued_messages()
-        data = {"steering": [_text(m) for m in steering], "followUp": [_text(m) for m in follow_ups]}
+        data = {
+            "steering": [message_text(m, "\n") for m in steering],
+            "followUp": [message_text(m, "\n") for m in follow_ups],
+        }
         self.session.clear_queue()
         return data
 
@@ -521,12 +525,6 @@ def _images(images: list[p.ImagePayload] | None) -> list[ImageContent] | None:
     if not images:
         return None
     return [ImageContent(data=i.data, mime_type=i.mime_type) for i in images]
-
-
-def _text(message: Any) -> str:
-    from pi_app.coding.messages import text_of
-
-    return text_of(getattr(message, "content", ""))
 
 
 MODEL_KEYS = (
