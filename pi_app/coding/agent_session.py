@@ -63,6 +63,7 @@ from pi_app.coding.session_events import (
     SessionInfoChangedEvent,
     ThinkingLevelChangedEvent,
 )
+from pi_app.coding.session_port import BatchListener, EventBatcher, SessionSnapshot, UsageTotals
 from pi_app.coding.session_switching import (
     ForkResult,
     SessionOperationError,
@@ -206,6 +207,9 @@ class AgentSession(SessionSwitchingMixin):
         self._tool_gates: list[ToolGate] = []
         self._extension_tool_hook: ToolGate | None = agent.before_tool_call
         agent.before_tool_call = self._before_tool_call
+        # snapshots for shells (``session_port``): their number, and the usage totals summed so far
+        self._snapshot_seq = 0
+        self._usage_sum: tuple[Any, int, Any, UsageTotals] | None = None
 
     # -- state ----------------------------------------------------------------------------------
 
@@ -309,6 +313,86 @@ class AgentSession(SessionSwitchingMixin):
             if decision is not None and decision.block:
                 return decision
         return None
+
+    # -- snapshots for shells (session_port) ------------------------------------------------------
+
+    def snapshot(self) -> SessionSnapshot:
+        """Everything a shell may show, as of now; call it on the session's loop (D-13)."""
+        model = self.model
+        try:
+            context = self.get_context_usage()
+        except Exception:  # a broken estimate must not stop the shell from showing the rest
+            context = None
+        steering, follow_ups = self.agent.queued_messages()
+        registry = self.model_registry
+        try:
+            subscription = bool(model is not None and registry is not None and registry.is_using_oauth(model))
+        except Exception:
+            subscription = False
+        try:
+            auto_compact = bool(self.settings_manager.get_compaction_enabled())
+        except Exception:
+            auto_compact = True
+        self._snapshot_seq += 1
+        return SessionSnapshot(
+            seq=self._snapshot_seq,
+            session_id=self.session_id,
+            session_file=self.session_file,
+            session_name=self.session_name,
+            model_id=model.id if model is not None else None,
+            provider=model.provider if model is not None else None,
+            reasoning=bool(getattr(model, "reasoning", False)),
+            thinking_level=self.thinking_level,
+            usage=self._usage_totals(),
+            subscription=subscription,
+            context_tokens=context.tokens if context is not None else 0,
+            context_window=context.context_window
+            if context is not None
+            else (model.context_window if model else 0),
+            auto_compact=auto_compact,
+            steering=tuple(_text_of(m) for m in steering),
+            follow_up=tuple(_text_of(m) for m in follow_ups),
+            streaming=self.is_streaming,
+            busy=self.is_busy,
+            compacting=self.is_compacting,
+            retrying=self.is_retrying,
+            save_error=self.save_error,
+        )
+
+    def _usage_totals(self) -> UsageTotals:
+        """The totals over every recorded message, summed incrementally: the session file only
+        grows, so after the first snapshot only the entries added since are read (issue 20)."""
+        manager = self.session_manager
+        try:
+            entries = manager.get_entries()
+        except Exception:
+            return UsageTotals().plus(self.messages)
+        cached = self._usage_sum
+        if (
+            cached is not None
+            and cached[0] is manager
+            and cached[1] <= len(entries)
+            and (cached[1] == 0 or entries[cached[1] - 1] is cached[2])
+        ):
+            start, total = cached[1], cached[3]
+        else:
+            start, total = 0, UsageTotals()
+        added = [e.message for e in entries[start:] if getattr(e, "message", None) is not None]
+        total = total.plus(added)
+        self._usage_sum = (manager, len(entries), entries[-1] if entries else None, total)
+        return total
+
+    def subscribe_batches(self, listener: BatchListener) -> Callable[[], None]:
+        """Every event, delivered in batches on this loop with a fresh snapshot each
+        (``session_port.EventBatcher``); returns the function that unsubscribes."""
+        batcher = EventBatcher(listener, self.snapshot)
+        unsubscribe = self.subscribe(batcher)
+
+        def stop() -> None:
+            batcher.close()
+            unsubscribe()
+
+        return stop
 
     # -- events ---------------------------------------------------------------------------------
 
