@@ -350,8 +350,8 @@ class AgentSession(SessionSwitchingMixin):
             if context is not None
             else (model.context_window if model else 0),
             auto_compact=auto_compact,
-            steering=tuple(_text_of(m) for m in steering),
-            follow_up=tuple(_text_of(m) for m in follow_ups),
+            steering=tuple(message_text(m) for m in steering),
+            follow_up=tuple(message_text(m) for m in follow_ups),
             streaming=self.is_streaming,
             busy=self.is_busy,
             compacting=self.is_compacting,
