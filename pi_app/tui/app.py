@@ -556,6 +556,7 @@ class PiApp(App[int], inherit_bindings=False):
             self.show_warning(warning)
         if message.created.model_fallback_message:
             self.show_warning(message.created.model_fallback_message)
+        from pi_app.ai.util.content_text import message_text
         from pi_app.tui.transcript.history import render_session_history
 
         messages = self.context_messages()
@@ -563,7 +564,7 @@ class PiApp(App[int], inherit_bindings=False):
         render_session_history(self, messages)
         for m in messages:
             if getattr(m, "role", None) == "user":
-                self.editor.add_to_history(_plain_text(m))
+                self.editor.add_to_history(message_text(m))
         if self.session.model is None:
             self.transcript.add_note(
                 f"{self.session.no_model_message.rstrip('.')}, or sign in with /login.", "warning"
@@ -1190,7 +1191,9 @@ class PiApp(App[int], inherit_bindings=False):
             steering, follow_up = agent.queued_messages()
         except Exception:
             return [], []
-        return [_plain_text(m) for m in steering], [_plain_text(m) for m in follow_up]
+        from pi_app.ai.util.content_text import message_text
+
+        return [message_text(m) for m in steering], [message_text(m) for m in follow_up]
 
     async def take_queued_messages(self) -> list[str]:
         """Remove every queued message (session and local): steering first, then follow-ups."""
@@ -1331,13 +1334,6 @@ class PiApp(App[int], inherit_bindings=False):
         double = now - self._last_escape < DOUBLE_PRESS_S
         self._last_escape = 0.0 if double else now
         return double
-
-
-def _plain_text(message: Any) -> str:
-    content = getattr(message, "content", "")
-    if isinstance(content, str):
-        return content
-    return "".join(getattr(b, "text", "") for b in content if getattr(b, "type", "") == "text")
 
 
 def _light_background() -> bool:

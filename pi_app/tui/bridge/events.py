@@ -10,8 +10,9 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from pi_app.ai.util.content_text import message_text
 from pi_app.tui.transcript.blocks.custom import CustomMessageBlock
-from pi_app.tui.transcript.history import message_images, message_text
+from pi_app.tui.transcript.history import message_images
 
 
 def handle_session_event(app: Any, event: Any) -> None:

@@ -19,7 +19,7 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.strip import Strip
 
-from pi_app.coding.session.tree_filter import content_text
+from pi_app.ai.util.content_text import content_text
 from pi_app.tui.input.keys import key_press
 from pi_app.tui.selectors.bindings import DEFAULT_SELECTOR_KEYS, SelectorKeys
 from pi_app.tui.selectors.lines import LineView, rule, styled, theme_of

@@ -29,10 +29,10 @@ from functools import lru_cache
 from itertools import compress
 from typing import Any
 
+from pi_app.ai.util.content_text import content_text
 from pi_app.coding.session.format import iso_now, ms_from_iso
 from pi_app.coding.session.tree_filter import (
     TREE_FILTER_MODES,
-    content_text,
     raw_entry_class,
     searchable_text,
     visible_in_mode,

@@ -10,16 +10,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from pi_app.ai.util.content_text import message_text
 from pi_app.tui.transcript.blocks.custom import CustomMessageBlock
 from pi_app.tui.transcript.blocks.summary import SummaryBlock
 from pi_app.tui.transcript.blocks.user_bash import UserBashBlock
-
-
-def message_text(message: Any) -> str:
-    content = getattr(message, "content", "")
-    if isinstance(content, str):
-        return content
-    return "".join(getattr(b, "text", "") for b in content if getattr(b, "type", "") == "text")
 
 
 def message_images(message: Any) -> list[Any]:

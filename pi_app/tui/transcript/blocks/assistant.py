@@ -17,6 +17,7 @@ from rich.text import Text
 from textual.strip import Strip
 
 from pi_app.ai.types import TextContent, ThinkingContent
+from pi_app.ai.util.content_text import message_text
 from pi_app.terminal_text import visible_controls
 from pi_app.tui.transcript.blocks.base import Block, estimate_text_height, indent, render_rich
 from pi_app.tui.transcript.blocks.layout import output_pad
@@ -83,8 +84,7 @@ class AssistantBlock(Block):
 
     def plain_text(self) -> str:
         """The message's text parts joined by newlines (what `/copy` would take)."""
-        content = getattr(self.message, "content", None) or []
-        return "\n".join(part.text for part in content if isinstance(part, TextContent))
+        return message_text(self.message, "\n")
 
     @property
     def chunk_renders(self) -> int:

@@ -20,6 +20,7 @@ from rich.style import Style
 from rich.text import Text
 from textual.strip import Strip
 
+from pi_app.ai.util.content_text import message_text
 from pi_app.tui.transcript.blocks.base import Block, estimate_text_height, indent, render_rich
 from pi_app.tui.transcript.blocks.layout import output_pad
 from pi_app.tui.transcript.blocks.markdown import render_markdown
@@ -42,13 +43,6 @@ class MessageRenderOptions:
 
     def get(self, key: str, default: Any = None) -> Any:
         return getattr(self, key, default)
-
-
-def custom_text(message: Any) -> str:
-    content = getattr(message, "content", "")
-    if isinstance(content, str):
-        return content
-    return "\n".join(getattr(part, "text", "") for part in content if getattr(part, "type", "") == "text")
 
 
 class CustomMessageBlock(Block):
@@ -84,8 +78,10 @@ class CustomMessageBlock(Block):
         box = bg(theme, "customMessageBg")
         label = f"[{getattr(self.message, 'custom_type', '') or 'custom'}]"
         lines = render_rich(Text(label, style=fg(theme, "customMessageLabel") + Style(bold=True)), inner)
-        lines.extend(render_markdown(custom_text(self.message), inner, theme, fg(theme, "customMessageText")))
+        lines.extend(
+            render_markdown(message_text(self.message, "\n"), inner, theme, fg(theme, "customMessageText"))
+        )
         return [Strip.blank(0), *(s.apply_style(box).crop_extend(0, width, box) for s in indent(lines, pad))]
 
     def estimate_height(self, width: int) -> int:
-        return 3 + estimate_text_height(custom_text(self.message), width)
+        return 3 + estimate_text_height(message_text(self.message, "\n"), width)
