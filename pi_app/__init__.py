@@ -50,4 +50,4 @@ def _httpx_cli(*args: Any, **kwargs: Any) -> Any:
 
 
 if "httpx" not in sys.modules and _HttpxCliStandIn not in sys.meta_path:
-    sys.meta_path.insert(0, _HttpxCliStandIn)  # type: ignore[arg-type]
+    sys.meta_path.insert(0, _HttpxCliStandIn)

@@ -389,7 +389,7 @@ def _skip_pydantic_plugin_loader() -> None:
 
     stand_in = types.ModuleType(name, "pydantic's plugin loader while every plugin is off (pi_app.cli)")
     stand_in.get_plugins = get_plugins  # type: ignore[attr-defined]
-    stand_in.__getattr__ = real_loader_attribute  # type: ignore[attr-defined]
+    stand_in.__getattr__ = real_loader_attribute  # type: ignore[method-assign]  # PEP 562 module __getattr__
     sys.modules[name] = stand_in
 
 

@@ -373,7 +373,7 @@ class Agent:
     ) -> AgentLoopConfig:
         level = self.state.thinking_level
         stream_options = SimpleStreamOptions(
-            reasoning=None if level == "off" else level,  # type: ignore[arg-type]
+            reasoning=None if level == "off" else level,
             session_id=self.session_id,
             on_payload=self.on_payload,
             on_response=self.on_response,
@@ -449,7 +449,7 @@ class Agent:
                 self._reduce(event)
                 for listener in tuple(self._listeners):
                     result = listener(event, signal)
-                    if hasattr(result, "__await__"):  # inline maybe_await: this runs per delta
+                    if result is not None and hasattr(result, "__await__"):  # inline maybe_await: per delta
                         await result
 
         try:

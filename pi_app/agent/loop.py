@@ -118,8 +118,9 @@ class _ToolDefinitions:
 def _copy_with(obj: _T, **changes: Any) -> _T:
     """A shallow copy of a plain dataclass with some attributes changed, without running
     ``__init__`` (several times cheaper than ``dataclasses.replace``)."""
-    new = object.__new__(type(obj))
-    for name in _field_names(type(obj)):
+    new: _T = object.__new__(type(obj))
+    cls: type = type(obj)
+    for name in _field_names(cls):
         setattr(new, name, changes[name] if name in changes else getattr(obj, name))
     return new
 
@@ -164,6 +165,7 @@ class _Run:
         self.stream_options: SimpleStreamOptions = config.stream_options
         self.new_messages: list[AgentMessage] = []
         self.tool_defs = _ToolDefinitions()
+        self._request_started: float | None = None
 
     @property
     def aborted(self) -> bool:
@@ -332,7 +334,7 @@ class _Run:
 
     async def _finish(self, final: AssistantMessage, started: bool) -> AssistantMessage:
         # pi 1.6.0 records how long the response took and the level it was asked for
-        request_started = getattr(self, "_request_started", None)
+        request_started = self._request_started
         if request_started is not None and final.duration_ms is None:
             final.duration_ms = round((time.monotonic() - request_started) * 1000)
         self._request_started = None

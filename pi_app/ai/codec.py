@@ -21,6 +21,8 @@ from typing import Any
 from pi_app.ai.growing import GrowingText, GrowingThinking, GrowingToolCall
 from pi_app.ai.types import (
     AssistantMessage,
+    AssistantMessageEvent,
+    ContentBlock,
     Cost,
     DoneEvent,
     ErrorEvent,
@@ -158,7 +160,7 @@ _EVENT_TABLES: dict[type, tuple[tuple[str, str], ...]] = {
     ErrorEvent: (("reason", "reason"), ("error", "error")),
 }
 _EVENT_BY_TYPE = {cls.type: cls for cls in _EVENT_TABLES}  # type: ignore[attr-defined]
-_BLOCK_BY_TYPE = {cls.type: cls for cls in (TextContent, ThinkingContent, ImageContent, ToolCall)}  # type: ignore[attr-defined]
+_BLOCK_BY_TYPE = {cls.type: cls for cls in (TextContent, ThinkingContent, ImageContent, ToolCall)}
 _MESSAGE_BY_ROLE = {cls.role: cls for cls in _MESSAGE_TABLES}  # type: ignore[attr-defined]
 
 
@@ -294,10 +296,11 @@ def usage_from_dict(data: dict[str, Any] | None) -> Usage:
     return usage
 
 
-def block_from_dict(data: Any) -> Any:
+def block_from_dict(data: Any) -> ContentBlock:
     if not isinstance(data, dict):
         return UnknownContent(raw={"type": "unknown", "value": data})
-    cls = _BLOCK_BY_TYPE.get(data.get("type"))
+    kind = data.get("type")
+    cls = _BLOCK_BY_TYPE.get(kind) if isinstance(kind, str) else None
     if cls is None:
         return UnknownContent(raw=dict(data))
     block = _fill(cls, _BLOCK_TABLES[cls], data, ("type",))
@@ -317,7 +320,7 @@ def _content_from(value: Any) -> list[Any]:
 def message_from_dict(data: dict[str, Any]) -> Message:
     """Build an L1 message from pi's JSON. Raises ``ValueError`` for roles L1 does not know."""
     role = data.get("role")
-    cls = _MESSAGE_BY_ROLE.get(role)  # type: ignore[arg-type]
+    cls = _MESSAGE_BY_ROLE.get(role) if isinstance(role, str) else None
     if cls is None:
         raise ValueError(f"Unknown message role: {role!r}")
     table = _MESSAGE_TABLES[cls]
@@ -338,22 +341,22 @@ def message_from_dict(data: dict[str, Any]) -> Message:
 def model_from_dict(data: dict[str, Any]) -> Model:
     cost = data.get("cost") or {}
     model = _fill(Model, tuple(p for p in _MODEL if p[0] != "cost"), data, ("cost",))
-    model.cost = ModelCost(
-        **{
-            attr: cost.get(key) or (None if attr in ("cache_write_1h", "tiers") else 0)
-            for attr, key in _MODEL_COST
-        }
-    )
+    values: dict[str, Any] = {
+        attr: cost.get(key) or (None if attr in ("cache_write_1h", "tiers") else 0)
+        for attr, key in _MODEL_COST
+    }
+    model.cost = ModelCost(**values)
     return model
 
 
-def event_from_dict(data: dict[str, Any]) -> Any:
-    cls = _EVENT_BY_TYPE.get(data.get("type"))  # type: ignore[arg-type]
+def event_from_dict(data: dict[str, Any]) -> AssistantMessageEvent:
+    kind = data.get("type")
+    cls = _EVENT_BY_TYPE.get(kind) if isinstance(kind, str) else None
     if cls is None:
         raise ValueError(f"Unknown assistant message event type: {data.get('type')!r}")
     kwargs: dict[str, Any] = {}
     for attr, key in _EVENT_TABLES[cls]:
-        value = data.get(key)
+        value: Any = data.get(key)
         if key in ("partial", "message", "error"):
             value = message_from_dict(value)
         elif key == "toolCall":

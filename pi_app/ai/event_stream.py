@@ -162,7 +162,7 @@ class EventStream(Generic[T, R]):
 
     # -- consumer side ------------------------------------------------------------------------
 
-    async def __aiter__(self) -> AsyncIterator[T]:  # type: ignore[override]
+    async def __aiter__(self) -> AsyncIterator[T]:
         if self._iterated and self._done and not self._queue:
             return
         self._iterated = True

@@ -72,7 +72,7 @@ class GrowingText(TextContent):
 
     _parts: list[str]
 
-    @property  # type: ignore[override]
+    @property
     def text(self) -> str:
         return _joined(self._parts)
 
@@ -109,7 +109,7 @@ class GrowingThinking(ThinkingContent):
 
     _parts: list[str]
 
-    @property  # type: ignore[override]
+    @property
     def thinking(self) -> str:
         return _joined(self._parts)
 
@@ -164,7 +164,7 @@ class GrowingToolCall(ToolCall):
     _parsed: dict[str, Any]
     _dirty: bool
 
-    @property  # type: ignore[override]
+    @property
     def arguments(self) -> dict[str, Any]:
         if self._dirty:
             self._dirty = False

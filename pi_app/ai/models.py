@@ -163,9 +163,9 @@ def forward_stream(
             target.push(ErrorEvent(reason="aborted", error=aborted))
             raise
         except Exception as exc:  # rule 2 of spec 10 §2.10: never raise from a stream
-            aborted = bool(signal is not None and getattr(signal, "aborted", False))
-            text = "Request was aborted" if aborted else (str(exc) or type(exc).__name__)
-            message = error_message_for(model, text, aborted=aborted)
+            was_aborted = bool(signal is not None and getattr(signal, "aborted", False))
+            text = "Request was aborted" if was_aborted else (str(exc) or type(exc).__name__)
+            message = error_message_for(model, text, aborted=was_aborted)
             target.push(ErrorEvent(reason=message.stop_reason, error=message))
         finally:
             target.end()

@@ -482,7 +482,7 @@ class FakeProvider(BasicProvider):
 
     @property
     def fake(self) -> FakeApi:
-        return self.api  # type: ignore[no-any-return]
+        return self.api
 
     @property
     def calls(self) -> list[FakeCall]:
@@ -602,6 +602,7 @@ def anthropic_transcript(steps: Sequence[Step | str], model: str = "claude-fake"
                 _sse("error", {"type": "error", "error": {"type": "api_error", "message": step.message}})
             )
             return parts
+        start: dict[str, Any]
         if isinstance(step, Text):
             start = {"type": "text", "text": ""}
             deltas = [{"type": "text_delta", "text": piece} for piece in _split(step.text, step.chunks)]

@@ -87,7 +87,7 @@ class UnknownContent:
     raw: dict[str, Any] = field(default_factory=dict)
 
     @property
-    def type(self) -> str:  # type: ignore[override]
+    def type(self) -> str:
         return str(self.raw.get("type", ""))
 
 

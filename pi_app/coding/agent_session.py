@@ -203,6 +203,7 @@ class AgentSession(SessionSwitchingMixin):
         self.mcp: Any = None  # pi_app.coding.mcp.McpManager when MCP servers are configured
         self.mcp_disabled = False  # --no-mcp: extensions cannot add servers either
         self.mcp_output: list[Callable[[str], None]] = []  # where /mcp's text goes (print, RPC)
+        self.mcp_report: Callable[[str], None] | None = None  # MCP notices (set by launch)
         # shells' say on each tool call (ACP's permission requests), asked after extension hooks
         self._tool_gates: list[ToolGate] = []
         self._extension_tool_hook: ToolGate | None = agent.before_tool_call
@@ -1104,7 +1105,7 @@ class AgentSession(SessionSwitchingMixin):
         previous = self.agent.state.thinking_level
         if clamped == previous:
             return
-        self.agent.state.thinking_level = clamped  # type: ignore[assignment]
+        self.agent.state.thinking_level = clamped
         self._notify_soon("thinking_level_select", level=clamped, previous_level=previous)
         self.session_manager.append_thinking_level_change(clamped)
         if persist_default:

@@ -82,7 +82,9 @@ def summary_cost_text(label: str, usage: Any) -> str | None:
     tokens = sum(int(usage.get(key) or 0) for key in ("input", "output", "cacheRead", "cacheWrite"))
     if tokens <= 0:
         return None
-    cost = usage.get("cost") if isinstance(usage.get("cost"), dict) else {}
+    cost = usage.get("cost")
+    if not isinstance(cost, dict):
+        cost = {}
     total = float(cost.get("total") or 0)
     price = f" (~${total:.2f})" if total >= 0.01 else ""
     return f"{label}: {_tokens(tokens)} tokens billed{price}"

@@ -72,7 +72,7 @@ def _with_extra(out: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
 class BashExecutionMessage(AgentCustomMessage):
     """The record of a user ``!cmd`` (``!!cmd`` sets ``exclude_from_context``)."""
 
-    role: str = "bashExecution"
+    role: str = "bashExecution"  # type: ignore[misc]  # a field: the role is per instance (AgentCustomMessage)
     command: str = ""
     output: str = ""
     exit_code: int | None = None
@@ -125,7 +125,7 @@ class BashExecutionMessage(AgentCustomMessage):
 class CustomMessage(AgentCustomMessage):
     """An extension-injected message; sent to the LLM as a user message, ``details`` never sent."""
 
-    role: str = "custom"
+    role: str = "custom"  # type: ignore[misc]  # a field: the role is per instance (AgentCustomMessage)
     custom_type: str = ""
     content: str | list[Any] = ""
     display: bool = True
@@ -160,7 +160,7 @@ class CustomMessage(AgentCustomMessage):
 class BranchSummaryMessage(AgentCustomMessage):
     """In-memory view of a ``branch_summary`` entry."""
 
-    role: str = "branchSummary"
+    role: str = "branchSummary"  # type: ignore[misc]  # a field: the role is per instance (AgentCustomMessage)
     summary: str = ""
     from_id: str = ""
 
@@ -185,7 +185,7 @@ class BranchSummaryMessage(AgentCustomMessage):
 class CompactionSummaryMessage(AgentCustomMessage):
     """In-memory view of a ``compaction`` entry."""
 
-    role: str = "compactionSummary"
+    role: str = "compactionSummary"  # type: ignore[misc]  # a field: the role is per instance (AgentCustomMessage)
     summary: str = ""
     tokens_before: int = 0
 
@@ -213,7 +213,7 @@ class SystemMessage(AgentCustomMessage):
     prompt travels as the request's system prompt). Read back from a 1.6.0 file it stays an
     ``UnknownMessage``, kept verbatim."""
 
-    role: str = "system"
+    role: str = "system"  # type: ignore[misc]  # a field: the role is per instance (AgentCustomMessage)
     content: str = ""
     sections: dict[str, str | None] | None = None
     tools_added: list[dict[str, Any]] | None = None
@@ -232,7 +232,7 @@ class SystemMessage(AgentCustomMessage):
 class UnknownMessage(AgentCustomMessage):
     """A message whose role this version does not know (or could not read); kept verbatim."""
 
-    role: str = "unknown"
+    role: str = "unknown"  # type: ignore[misc]  # a field: the role is per instance (AgentCustomMessage)
     raw: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -270,7 +270,7 @@ def _int(value: Any) -> int:
     return 0
 
 
-def message_to_dict(msg: AgentMessage) -> dict[str, Any]:
+def message_to_dict(msg: AgentMessage | dict[str, Any]) -> dict[str, Any]:
     """pi's JSON shape of any agent message (L1 roles via the codec)."""
     if isinstance(msg, dict):
         return dict(msg)

@@ -336,7 +336,7 @@ def with_request_limits(stream_fn: Any, settings_manager: Any) -> Any:
         }
         base = options if options is not None else SimpleStreamOptions()
         updates = {k: v for k, v in wanted.items() if v is not None and getattr(base, k, None) is None}
-        if updates and dataclasses.is_dataclass(base):
+        if updates and dataclasses.is_dataclass(base) and not isinstance(base, type):
             base = dataclasses.replace(base, **updates)
         return stream_fn(model, context, base, **kwargs)
 

@@ -74,7 +74,7 @@ def _add_usage(stats: SessionStats, usage: Any) -> None:
     if usage is None:
         return
     if isinstance(usage, dict):
-        cost = usage.get("cost") if isinstance(usage.get("cost"), dict) else {}
+        cost = found if isinstance(found := usage.get("cost"), dict) else {}
         values = (usage.get("input"), usage.get("output"), usage.get("cacheRead"), usage.get("cacheWrite"))
         total_cost = cost.get("total")
     else:

@@ -12,10 +12,13 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from pi_app.ai.event_stream import AbortController
+from pi_app.ai.types import UserMessage
 from pi_app.coding.session.format import MessageEntry, ThinkingLevelChangeEntry
 from pi_app.coding.session_events import SessionInfoChangedEvent
 
 if TYPE_CHECKING:  # tree_navigation loads with the first tree operation (start-up cost)
+    from pi_app.ai.types import Model
+    from pi_app.coding.session_events import QueueUpdateEvent
     from pi_app.coding.tree_navigation import NavigateResult, TreePreparation
 
 
@@ -60,9 +63,29 @@ class SessionSwitchingMixin:
     _overflow_attempted: bool
     _branch_summary_controller: AbortController | None
     _active_runs: int
-    model: Any
-    thinking_level: str
-    is_streaming: bool
+
+    if TYPE_CHECKING:  # what AgentSession defines
+
+        @property
+        def model(self) -> Model | None: ...
+
+        @property
+        def thinking_level(self) -> str: ...
+
+        @property
+        def is_streaming(self) -> bool: ...
+
+        async def _stop_everything(self) -> None: ...
+
+        async def _hook_before(self, event_name: str, **payload: Any) -> Any: ...
+
+        async def _hook_notify(self, event_name: str, **payload: Any) -> None: ...
+
+        def _replace_messages(self, messages: list[Any]) -> None: ...
+
+        def _emit_soon(self, event: Any) -> None: ...
+
+        def _queue_event(self) -> QueueUpdateEvent: ...
 
     async def navigate_tree(
         self,
@@ -121,7 +144,11 @@ class SessionSwitchingMixin:
 
         out = []
         for entry in self.session_manager.get_entries():
-            if isinstance(entry, MessageEntry) and entry.role == "user":
+            if (
+                isinstance(entry, MessageEntry)
+                and entry.role == "user"
+                and isinstance(entry.message, UserMessage)
+            ):
                 text = content_text(entry.message.content)
                 if text.strip():
                     out.append((entry.id, text))
@@ -132,7 +159,12 @@ class SessionSwitchingMixin:
         from pi_app.ai.util.content_text import content_text
 
         entry = self.session_manager.get_entry(entry_id)
-        if not isinstance(entry, MessageEntry) or entry.role != "user":
+        # an unreadable user message (an UnknownMessage) is not offered for forking either
+        if (
+            not isinstance(entry, MessageEntry)
+            or entry.role != "user"
+            or not isinstance(entry.message, UserMessage)
+        ):
             raise SessionOperationError("Invalid entry ID for forking")
         answer = await self._hook_before("session_before_fork", entry_id=entry_id, position=position)
         if answer is not None and getattr(answer, "cancel", False):
@@ -264,10 +296,10 @@ class SessionSwitchingMixin:
                     warnings.append(message)
         has_level = any(isinstance(e, ThinkingLevelChangeEntry) for e in self.session_manager.get_branch())
         if has_level:
-            self.agent.state.thinking_level = _clamp(self.model, context.thinking_level)  # type: ignore[assignment]
+            self.agent.state.thinking_level = _clamp(self.model, context.thinking_level)
         else:
             level = _clamp(self.model, self.settings_manager.get_default_thinking_level() or "medium")
-            self.agent.state.thinking_level = level  # type: ignore[assignment]
+            self.agent.state.thinking_level = level
             self.session_manager.append_thinking_level_change(level)
         return warnings
 

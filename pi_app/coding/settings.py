@@ -368,7 +368,7 @@ class SettingsManager:
     def _read_scope(self, scope: Scope) -> dict[str, Any] | None:
         if self.storage is not None:
             seen: list[str | None] = []
-            self.storage.with_lock(scope, lambda current: seen.append(current))  # type: ignore[func-returns-value]
+            self.storage.with_lock(scope, lambda current: seen.append(current))
             return _parse_json_object(seen[0] if seen else None)
         path = self._path(scope)
         return _read_json_object(path) if path is not None else None
@@ -396,8 +396,8 @@ class SettingsManager:
         """Re-read both files (a file that now fails keeps its previous values) (R-SET-09)."""
         previous = {scope: copy.deepcopy(raw) for scope, raw in self._raw.items()}
         for scope in ("global", "project"):
-            if not self._load_scope(scope):  # type: ignore[arg-type]
-                self._raw[scope] = previous[scope]  # type: ignore[index]
+            if not self._load_scope(scope):
+                self._raw[scope] = previous[scope]
         self._modified = {"global": {}, "project": {}}
         self._recompute()
 
@@ -549,7 +549,9 @@ class SettingsManager:
                     out.pop(key, None)
                 continue
             section = dict(out[key]) if isinstance(out.get(key), dict) else {}
-            source = mine.get(key) if isinstance(mine.get(key), dict) else {}
+            source = mine.get(key)
+            if not isinstance(source, dict):
+                source = {}
             for sub in subs:
                 if sub in source:
                     section[sub] = copy.deepcopy(source[sub])

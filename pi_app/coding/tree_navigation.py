@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pi_app.ai.event_stream import AbortSignal
-from pi_app.ai.types import Model
+from pi_app.ai.types import Model, UserMessage
 from pi_app.ai.util.content_text import content_text
 from pi_app.coding.session.format import CustomMessageEntry, MessageEntry, SessionEntry
 from pi_app.coding.session.manager import EntryNotFoundError
@@ -65,7 +65,8 @@ BeforeTreeHook = Callable[[TreePreparation, AbortSignal], Awaitable[Any] | Any]
 
 def landing_for(entry: SessionEntry) -> tuple[str | None, str | None]:
     """(new leaf id, editor text) for selecting ``entry`` in the tree."""
-    if isinstance(entry, MessageEntry) and entry.role == "user":
+    # a user message this version could not read (kept as UnknownMessage) lands like other entries
+    if isinstance(entry, MessageEntry) and entry.role == "user" and isinstance(entry.message, UserMessage):
         return entry.parent_id, content_text(entry.message.content)
     if isinstance(entry, CustomMessageEntry):
         return entry.parent_id, content_text(entry.content)

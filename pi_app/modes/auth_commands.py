@@ -28,6 +28,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from pi_app.ai.codec import encode_line
+from pi_app.ai.event_stream import AbortSignal
 
 USAGE = """Usage:
   pi auth login <provider> [--api-key] [--no-browser]
@@ -74,7 +75,9 @@ class AuthCommandError(Exception):
 def parse(argv: Sequence[str]) -> tuple[str, list[str], dict[str, Any]]:
     if not argv:
         raise AuthCommandError(USAGE.rstrip(), 0)
-    command, positional, options = argv[0], [], {}
+    command = argv[0]
+    positional: list[str] = []
+    options: dict[str, Any] = {}
     rest = list(argv[1:])
     while rest:
         arg = rest.pop(0)
@@ -139,7 +142,7 @@ class TerminalInteraction:
 
     ``prefer_device_code`` (``--no-browser``) makes a flow that offers it take the device code."""
 
-    signal = None
+    signal: AbortSignal | None = None
 
     def __init__(self, prefer_device_code: bool = False) -> None:
         self.prefer_device_code = prefer_device_code

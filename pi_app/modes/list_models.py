@@ -63,7 +63,7 @@ def fuzzy_match(term: str, text: str) -> bool:
 
 
 def model_rows(models: Sequence[Any], search: str | None = None) -> list[tuple[str, ...]]:
-    rows = []
+    rows: list[tuple[str, ...]] = []
     for model in sorted(models, key=lambda m: (locale_sort_key(m.provider), locale_sort_key(m.id))):
         if search and not fuzzy_match(search, f"{model.provider}/{model.id}"):
             continue

@@ -101,3 +101,20 @@ async def test_navigate_tree_through_the_session_rebuilds_messages(tmp_path: Pat
     assert [m.content[0].text for m in session.messages] == ["first", "one"]
     await session.prompt("second, again")
     assert sm.get_entry(sm.get_leaf_entry().parent_id).parent_id == ids["a1"]
+
+
+async def test_an_unreadable_user_message_is_skipped_by_fork_and_tree(tmp_path: Path) -> None:
+    """A user message line this version cannot read (kept verbatim) neither breaks the /fork list
+    nor selecting it in /tree; forking at it is refused like any non-user entry."""
+    from pi_app.coding.tree_navigation import landing_for
+
+    sm = SessionManager.create("/p", tmp_path)
+    first = sm.append_message(user("first"))
+    sm.append_message(assistant("one"))
+    bad = sm.append_message({"role": "user", "content": 5, "timestamp": 1})
+    session, _, _ = make([], sm=sm)
+    assert session.get_user_messages_for_forking() == [(first, "first")]
+    assert landing_for(sm.get_entry(bad)) == (bad, None)
+    with pytest.raises(SessionOperationError, match="Invalid entry ID for forking"):
+        await session.fork(bad)
+    assert '"content":5' in Path(sm.get_session_file()).read_text()  # the line is kept

@@ -35,7 +35,7 @@ from typing import Any
 import httpcore
 import httpx
 
-SocketOption = tuple[int, int, int | bytes] | tuple[int, int, None, int]
+SocketOption = tuple[int, int, int] | tuple[int, int, bytes | bytearray] | tuple[int, int, None, int]
 
 HAPPY_EYEBALLS_DELAY_S = 0.25  # anyio's connect_tcp tries the next address after 250 ms
 
@@ -234,7 +234,7 @@ def use_asyncio_backend(client: httpx.AsyncClient) -> httpx.AsyncClient:
     from httpcore import _synchronization
     from httpcore._backends.auto import AutoBackend
 
-    _synchronization.anyio = ASYNCIO_PRIMITIVES
+    _synchronization.anyio = ASYNCIO_PRIMITIVES  # type: ignore[assignment]  # anyio's names, asyncio's objects
     for transport in (client._transport, *client._mounts.values()):
         pool = getattr(transport, "_pool", None)
         if isinstance(getattr(pool, "_network_backend", None), AutoBackend):

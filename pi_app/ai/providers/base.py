@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from pi_app.ai.auth.types import ProviderAuth
 from pi_app.ai.catalog.loader import load_catalog
@@ -30,7 +29,7 @@ def api_streams(api: str) -> LazyApi:
     return lazy_stream(module, factory)
 
 
-def all_api_streams(apis: Sequence[str] | None = None) -> dict[str, Any]:
+def all_api_streams(apis: Sequence[str] | None = None) -> dict[str, LazyApi]:
     return {api: api_streams(api) for api in (apis or ADAPTERS)}
 
 
@@ -54,7 +53,7 @@ def catalog_provider(
     auth: ProviderAuth,
     base_url: str | None = None,
     headers: dict[str, str] | None = None,
-) -> BasicProvider:
+) -> CatalogProvider:
     """A provider serving its catalogue models; each model routes to its own API's adapter."""
     return CatalogProvider(
         id=id, name=name, base_url=base_url, headers=headers, auth=auth, api=all_api_streams()

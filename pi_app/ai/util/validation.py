@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import copy
 import json
-from typing import Any
+from typing import Any, TypeGuard
 
 from pydantic import BaseModel, ValidationError
 
@@ -25,7 +25,7 @@ class ToolValidationError(ValueError):
     """Arguments did not match the tool's schema; the message is meant for the model."""
 
 
-def is_pydantic_model(parameters: Any) -> bool:
+def is_pydantic_model(parameters: object) -> TypeGuard[type[BaseModel]]:
     return isinstance(parameters, type) and issubclass(parameters, BaseModel)
 
 

@@ -222,7 +222,7 @@ class CheckpointRecorder:
 
     def _state(self, kept: Kept) -> State:
         """A baseline version as a checkpoint state (its content goes into the store now)."""
-        if kept is ABSENT:
+        if isinstance(kept, _Absent):
             return None
         if kept is None:
             return TOO_BIG

@@ -56,7 +56,7 @@ def _rust_notify_class() -> Any:
             module = None
     if module is None:
         try:
-            from watchfiles import _rust_notify as module  # type: ignore[no-redef]
+            from watchfiles import _rust_notify as module
         except ImportError:
             return None
     return getattr(module, "RustNotify", None)

@@ -257,7 +257,12 @@ async def run_process(
         return ExecResult(stdout="", stderr=str(exc), code=127)
     communicate = asyncio.ensure_future(process.communicate())
     stop = asyncio.get_running_loop().create_future()
-    remove = signal.add_listener(lambda: stop.done() or stop.set_result(None)) if signal is not None else None
+
+    def on_abort() -> None:
+        if not stop.done():
+            stop.set_result(None)
+
+    remove = signal.add_listener(on_abort) if signal is not None else None
     if signal is not None and signal.aborted and not stop.done():
         stop.set_result(None)
     killed = False

@@ -59,6 +59,7 @@ from pi_app.coding.extensions.types import (
     BeforeAgentStartEvent,
     BeforeProviderHeadersEvent,
     BeforeProviderRequestEvent,
+    CommandLocation,
     ContextEvent,
     Extension,
     ExtensionError,
@@ -377,9 +378,10 @@ class ExtensionRunner:
     # -- lifecycle --------------------------------------------------------------------------------
 
     def flush_providers(self) -> None:
-        self.runtime.flush_providers(
-            lambda path, name, exc: self._report(path, "register_provider", f"Provider {name}: {exc}")
-        )
+        def report(path: str, name: str, exc: BaseException) -> None:
+            self._report(path, "register_provider", f"Provider {name}: {exc}")
+
+        self.runtime.flush_providers(report)
 
     def bind_core(self, host: ExtensionHost) -> None:
         """Swap the throwing action stubs for the host and apply queued providers (R-EXT-07)."""
@@ -684,9 +686,9 @@ def _role(message: Any) -> str | None:
     return getattr(message, "role", None)
 
 
-def _location(item: Any) -> str:
+def _location(item: Any) -> CommandLocation:
     scope = getattr(getattr(item, "source_info", None), "scope", "user")
-    return {"user": "user", "project": "project"}.get(scope, "path")
+    return "user" if scope == "user" else "project" if scope == "project" else "path"
 
 
 async def ask_project_trust(

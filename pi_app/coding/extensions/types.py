@@ -122,12 +122,15 @@ class AutocompleteItem:
     description: str | None = None
 
 
+CommandLocation = Literal["user", "project", "path"]
+
+
 @dataclass
 class SlashCommandInfo:
     name: str
     source: Literal["extension", "prompt", "skill"]
     description: str | None = None
-    location: Literal["user", "project", "path"] | None = None
+    location: CommandLocation | None = None
     path: str | None = None
 
 

@@ -224,7 +224,12 @@ async def settle_dialog(
         return cancel_value
     loop = asyncio.get_running_loop()
     aborted = loop.create_future()
-    remove = signal.add_listener(lambda: aborted.done() or aborted.set_result(None)) if signal else None
+
+    def on_abort() -> None:
+        if not aborted.done():
+            aborted.set_result(None)
+
+    remove = signal.add_listener(on_abort) if signal else None
     deadline = loop.time() + timeout if timeout is not None else None
     try:
         while True:

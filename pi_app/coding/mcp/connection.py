@@ -28,7 +28,7 @@ import contextlib
 import os
 import signal as signals
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from pathlib import Path
 from typing import Any
 
@@ -188,7 +188,8 @@ def _transient(exc: BaseException) -> bool:
 
 
 def _chain(exc: BaseException) -> list[BaseException]:
-    out, stack = [], [exc]
+    out: list[BaseException] = []
+    stack = [exc]
     while stack and len(out) < 50:
         current = stack.pop()
         out.append(current)
@@ -475,10 +476,10 @@ class ServerConnection:
     async def _roots(self, context: Any) -> Any:
         """The session's folder as the one root (servers such as filesystem ask for it)."""
         from mcp_types import ListRootsResult, Root
+        from pydantic import FileUrl
 
-        return ListRootsResult(
-            roots=[Root(uri=Path(self.session_cwd).resolve().as_uri(), name=Path(self.session_cwd).name)]
-        )
+        folder = Path(self.session_cwd)
+        return ListRootsResult(roots=[Root(uri=FileUrl(folder.resolve().as_uri()), name=folder.name)])
 
     async def _logging(self, params: Any) -> None:
         if self._on_log is not None:
@@ -520,7 +521,11 @@ class ServerConnection:
         for attempt in (1, 2):
             session = await self.ensure_connected()
             try:
-                return await self._bounded(lambda _progress, s=session: make(s), None, signal, what)
+
+                async def start(_progress: Any, s: Any = session) -> Any:
+                    return await make(s)
+
+                return await self._bounded(start, None, signal, what)
             except Exception as exc:
                 if attempt == 2 or not _transient(exc) or (signal is not None and signal.aborted):
                     raise
@@ -528,7 +533,7 @@ class ServerConnection:
 
     async def _bounded(
         self,
-        start: Callable[[Any], Awaitable[Any]],
+        start: Callable[[Any], Coroutine[Any, Any, Any]],
         on_progress: Callable[[float, float | None, str | None], None] | None,
         signal: Any,
         what: str,

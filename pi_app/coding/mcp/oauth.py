@@ -61,7 +61,7 @@ class AuthFile:
 
     def update(self, key: str, change: Callable[[dict[str, Any]], None]) -> None:
         data = self.read()
-        record = data.get(key) if isinstance(data.get(key), dict) else {}
+        record = found if isinstance(found := data.get(key), dict) else {}
         change(record)
         if record:
             data[key] = record
@@ -239,7 +239,7 @@ def auth_factory(agent_dir: Path, *, interactive: bool) -> Callable[[McpServerCo
         message = f'{NEEDS_AUTH_TEXT}: run "pi mcp login {server.name}" or /mcp login {server.name}'
         if not isinstance(record.get("tokens"), dict):
             return _no_sign_in(message)  # never signed in: no discovery, no registration, one line
-        client = record.get("client") if isinstance(record.get("client"), dict) else {}
+        client = found if isinstance(found := record.get("client"), dict) else {}
         uris = client.get("redirect_uris") or []
         port = urlsplit(uris[0]).port if uris else None
 

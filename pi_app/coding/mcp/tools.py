@@ -209,9 +209,11 @@ def resource_tool_definitions(manager: McpManager) -> list[ToolDefinition]:
             cursor = params.get("cursor") if server else None
             while True:
                 request = PaginatedRequestParams(cursor=cursor) if cursor else None
-                page = await connection.request(
-                    lambda s, r=request: s.list_resources(params=r), "list resources", signal
-                )
+
+                async def list_page(s: Any, r: Any = request) -> Any:
+                    return await s.list_resources(params=r)
+
+                page = await connection.request(list_page, "list resources", signal)
                 resources.extend(_plain(r, str(name)) for r in page.resources if not _is_app_resource(r))
                 cursor = page.next_cursor
                 if server:

@@ -27,6 +27,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic.alias_generators import to_camel
+from pydantic_core import ErrorDetails
 
 InputKind = Literal["text", "image"]
 ThinkingLevelName = Literal["off", "minimal", "low", "medium", "high", "xhigh", "max"]
@@ -377,6 +378,12 @@ def _json_path(loc: Iterable[Any]) -> str:
     return _format_loc(p for p in loc if not (isinstance(p, str) and ("[" in p or p.startswith("function-"))))
 
 
+def _one_error(exc: ValidationError, item: ErrorDetails) -> ValidationError:
+    """A validation error holding only ``item``, one of ``exc``'s errors."""
+    # pydantic-core takes its own ErrorDetails back (their extra keys are ignored)
+    return ValidationError.from_exception_data(exc.title, [item])  # type: ignore[list-item]
+
+
 def _validate_tolerantly(
     raw: dict[str, Any],
 ) -> tuple[ModelsConfig | None, list[str], dict[str, list[str]], list[str]]:
@@ -404,11 +411,9 @@ def _validate_tolerantly(
                     continue
                 if len(loc) >= 2 and loc[0] == "providers" and isinstance(raw.get("providers"), dict):
                     name = str(loc[1])
-                    skipped.setdefault(name, []).extend(
-                        format_schema_errors(ValidationError.from_exception_data(exc.title, [item]))
-                    )
+                    skipped.setdefault(name, []).extend(format_schema_errors(_one_error(exc, item)))
                     continue
-                fatal.extend(format_schema_errors(ValidationError.from_exception_data(exc.title, [item])))
+                fatal.extend(format_schema_errors(_one_error(exc, item)))
             for name in skipped:
                 if raw["providers"].pop(name, None) is not None:
                     progressed = True

@@ -56,6 +56,7 @@ from pi_app.coding.models.model_config import (
     ModelOverride,
     ModelsConfig,
     ProviderConfig,
+    ThinkingLevelName,
     load_models_config,
 )
 from pi_app.coding.resolve_value import is_command, resolve_headers, resolve_value_in
@@ -451,8 +452,13 @@ def model_from_definition(
         input_limits=definition.input_limits.to_json_dict() if definition.input_limits else None,
         prompt_cache=definition.prompt_cache.to_json_dict() if definition.prompt_cache else None,
         sampling_params=copy.deepcopy(definition.sampling_params),
-        sampling_params_by_thinking_level=copy.deepcopy(definition.sampling_params_by_thinking_level),
+        sampling_params_by_thinking_level=_by_level(definition.sampling_params_by_thinking_level),
     )
+
+
+def _by_level(params: Mapping[ThinkingLevelName, dict[str, Any]] | None) -> dict[str, dict[str, Any]] | None:
+    """A deep copy of ``samplingParamsByThinkingLevel``, keyed by level name."""
+    return None if params is None else {level: copy.deepcopy(p) for level, p in params.items()}
 
 
 def _merge_objects(base: Mapping[str, Any] | None, override: Mapping[str, Any]) -> dict[str, Any]:
@@ -494,7 +500,8 @@ def apply_model_override(model: Model, override: ModelOverride) -> Model:
         out.sampling_params = _merge_objects(model.sampling_params, override.sampling_params)
     if override.sampling_params_by_thinking_level is not None:
         out.sampling_params_by_thinking_level = _merge_objects(
-            model.sampling_params_by_thinking_level, override.sampling_params_by_thinking_level
+            model.sampling_params_by_thinking_level,
+            _by_level(override.sampling_params_by_thinking_level) or {},
         )
     if override.headers is not None:
         out.headers = _merge_headers(model.headers, resolve_headers(override.headers))
@@ -509,7 +516,11 @@ def apply_model_override(model: Model, override: ModelOverride) -> Model:
 
 
 def _model_from_registration(provider: str, cfg: ExtensionProviderConfig, m: ProviderModelConfig) -> Model:
-    cost = m.cost if isinstance(m.cost, ModelCost) else ModelCost(**{_snake(k): v for k, v in m.cost.items()})
+    if isinstance(m.cost, ModelCost):
+        cost = m.cost
+    else:
+        values: dict[str, Any] = {_snake(k): v for k, v in m.cost.items()}
+        cost = ModelCost(**values)
     return Model(
         id=m.id,
         name=m.name,

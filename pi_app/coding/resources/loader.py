@@ -50,6 +50,7 @@ from pi_app.coding.resources.diagnostics import (
     PathMetadata,
     ResourceDiagnostic,
     ResourceSet,
+    Scope,
     collision,
     error,
     warning,
@@ -346,8 +347,8 @@ class ResourceLoader:
         self.install_missing_packages = install_missing_packages
         self.on_missing_package = on_missing_package
         self.package_progress = package_progress
-        self.overrides = {
-            "extensions": extensions_override,
+        self.extensions_override = extensions_override
+        self.overrides: dict[str, Callable[[ResourceSet[Any]], ResourceSet[Any]] | None] = {
             "skills": skills_override,
             "prompts": prompts_override,
             "themes": themes_override,
@@ -476,7 +477,7 @@ class ResourceLoader:
             result.errors.extend(inline.errors)
         result.diagnostics = [*self._package_diagnostics, *diagnostics]
         result.runtime = runtime.made
-        override = self.overrides["extensions"]
+        override = self.extensions_override
         self._extensions = override(result) if override is not None else result
 
         for kind in ("skills", "prompts", "themes"):
@@ -593,7 +594,7 @@ class ResourceLoader:
             scopes = (("project", paths.project_config_dir(self.cwd)),) if include_project else ()
             for scope, base in (*scopes, ("global", self.agent_dir)):
                 rank = SOURCE_RANKS[f"{scope}_settings"]
-                meta_scope = "project" if scope == "project" else "user"
+                meta_scope: Scope = "project" if scope == "project" else "user"
                 for raw in plain_entries(self._array(scope, kind)):
                     path = normalise_path(str(raw), base)
                     meta = PathMetadata("local", meta_scope, "top-level", str(base))
@@ -771,7 +772,7 @@ class ResourceLoader:
                 "theme_paths": paths_by_kind.theme_paths,
             }
         else:
-            mapping = dict(paths_by_kind)
+            mapping = {kind: list(paths) for kind, paths in paths_by_kind.items()}
         stem = _extension_stem(extension_path)
         base = (
             str(Path(extension_path).parent)

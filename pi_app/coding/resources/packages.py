@@ -167,13 +167,13 @@ def install_dir(source: PackageSource, scope: Scope, cwd: str | Path, agent_dir:
     if source.kind == "local":
         return Path(source.path or "")
     if source.kind == "git":
-        root = install_root("git", scope, cwd, agent_dir)
+        git_root = install_root("git", scope, cwd, agent_dir)
         if scope == "temporary":
             import hashlib
 
             digest = hashlib.sha1(source.identity.encode()).hexdigest()[:8]
-            return root / digest / (source.repo_path or "")
-        return root / (source.host or "") / (source.repo_path or "")
+            return git_root / digest / (source.repo_path or "")
+        return git_root / (source.host or "") / (source.repo_path or "")
     if scope == "project":
         return install_root("npm", scope, cwd, agent_dir) / "node_modules" / (source.url or "")
     root = _npm_global_root(agent_dir)

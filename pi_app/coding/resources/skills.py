@@ -136,8 +136,8 @@ def load_skills_from_path(
     if target.is_file():
         if target.suffix != ".md":
             return [], [warning("skill path is not a markdown file", str(target))]
-        skill, diagnostics = load_skill_file(target, source_info)
-        return ([skill] if skill else []), diagnostics
+        skill, problems = load_skill_file(target, source_info)
+        return ([skill] if skill else []), problems
     skills: list[Skill] = []
     diagnostics: list[ResourceDiagnostic] = []
     for file in discover_skill_files(target):

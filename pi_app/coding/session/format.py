@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Container
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -77,7 +77,7 @@ def ms_from_iso(value: Any) -> int:
         return 0
 
 
-def new_entry_id(existing: Callable[[str], bool] | set[str] | dict[str, Any] = frozenset()) -> str:
+def new_entry_id(existing: Callable[[str], bool] | Container[str] = frozenset()) -> str:
     """8 lowercase hex chars unique among ``existing``; a full UUID after 100 collisions."""
     taken: Callable[[str], bool] = existing if callable(existing) else existing.__contains__
     for _ in range(100):

@@ -22,6 +22,7 @@ Single writer: session files are not locked (R-SES-14).
 
 from __future__ import annotations
 
+import builtins
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -207,7 +208,7 @@ class SessionManager:
         on_progress: ProgressCallback | None = None,
         storage: SessionStorage | None = None,
         on_info: Callable[[SessionInfo], None] | None = None,
-    ) -> list[SessionInfo]:
+    ) -> builtins.list[SessionInfo]:
         """The project's sessions, newest activity first; ``on_info`` gets each one as it is read
         (newest files first), before the whole list is ready."""
         directory = str(session_dir or paths.resolve_session_dir(cwd))
@@ -219,7 +220,7 @@ class SessionManager:
         on_progress: ProgressCallback | None = None,
         storage: SessionStorage | None = None,
         on_info: Callable[[SessionInfo], None] | None = None,
-    ) -> list[SessionInfo]:
+    ) -> builtins.list[SessionInfo]:
         return _listing().list_all_sessions(None, storage, on_progress, on_info)
 
     @classmethod
@@ -491,7 +492,7 @@ class SessionManager:
         return self._append({"type": "custom"}, body, tree_first=False)
 
     def append_custom_message_entry(
-        self, custom_type: str, content: str | list[Any], display: bool, details: Any = None
+        self, custom_type: str, content: str | builtins.list[Any], display: bool, details: Any = None
     ) -> str:
         body: dict[str, Any] = {
             "customType": custom_type,
@@ -518,13 +519,13 @@ class SessionManager:
     def get_header(self) -> SessionHeader:
         return self._header
 
-    def get_entries(self) -> list[SessionEntry]:
+    def get_entries(self) -> builtins.list[SessionEntry]:
         return list(self._entries)
 
     def get_entry(self, entry_id: str) -> SessionEntry | None:
         return self._by_id.get(entry_id)
 
-    def get_children(self, parent_id: str | None) -> list[SessionEntry]:
+    def get_children(self, parent_id: str | None) -> builtins.list[SessionEntry]:
         if self._children is None:
             children: dict[str | None, list[SessionEntry]] = {}
             for entry in self._entries:
@@ -609,7 +610,7 @@ class SessionManager:
     def is_flushed(self) -> bool:
         return self._flushed
 
-    def get_entries_since(self, entry_id: str | None) -> list[SessionEntry]:
+    def get_entries_since(self, entry_id: str | None) -> builtins.list[SessionEntry]:
         """Entries appended after ``entry_id`` in file order (unknown id: all entries)."""
         for i, entry in enumerate(self._entries):
             if entry.id == entry_id:
@@ -622,14 +623,14 @@ class SessionManager:
                 return entry.name
         return None
 
-    def get_branch(self, from_id: str | None = None) -> list[SessionEntry]:
+    def get_branch(self, from_id: str | None = None) -> builtins.list[SessionEntry]:
         """Root→entry path starting at ``from_id`` (default: the leaf); [] for an unknown start."""
         start = from_id if from_id is not None else self._leaf_id
         if start is None or start not in self._by_id:
             return []
         return path_to(start, self._by_id)
 
-    def get_tree(self) -> list[SessionTreeNode]:
+    def get_tree(self) -> builtins.list[SessionTreeNode]:
         """Root nodes; children sorted by timestamp (ties in file order). Built without recursion.
 
         Reads ``raw`` directly (not the ``id``/``parent_id`` properties): this runs once per

@@ -75,7 +75,7 @@ class StoredSessionInfo(SessionInfo):
     _store: SqliteSessionStorage
     _text: str | None
 
-    @property  # type: ignore[override]
+    @property
     def all_messages_text(self) -> str:
         if self._text is None:
             self._text = self._store.message_text(self.path)

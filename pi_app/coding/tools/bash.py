@@ -271,6 +271,8 @@ def create_bash_tool_definition(cwd: str, options: BashToolOptions | None = None
         accumulator = OutputAccumulator()
 
         def emit_update() -> None:
+            if on_update is None:
+                return
             snap = accumulator.snapshot()
             details: dict[str, Any] = {}
             if snap.truncated:

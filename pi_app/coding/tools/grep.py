@@ -16,6 +16,7 @@ import base64
 import json
 import math
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -143,6 +144,7 @@ def _python_search(query: GrepQuery, signal: AbortSignal | None) -> tuple[list[G
     regex = compile_search_regex(query.pattern, query.ignore_case, query.literal)
     glob = grep_glob_matcher(query.glob) if query.glob else None
     negative_glob = glob if query.glob and query.glob.startswith("!") else None
+    files: Iterator[tuple[str, str]]
     if query.is_directory:
         files = (
             (absolute, rel)

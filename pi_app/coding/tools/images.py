@@ -136,7 +136,7 @@ def _fit(width: int, height: int, max_width: int, max_height: int) -> tuple[int,
 def _smallest_encoding(image, size: tuple[int, int], profile: ResizeProfile) -> tuple[bytes, str] | None:
     from PIL import Image
 
-    scaled = image if image.size == size else image.resize(size, Image.LANCZOS)
+    scaled = image if image.size == size else image.resize(size, Image.Resampling.LANCZOS)
     png = _encode_png(scaled)
     flat = _flatten_for_jpeg(scaled)
     ladder = [profile.jpeg_quality, *(q for q in _QUALITY_LADDER if q < profile.jpeg_quality)]

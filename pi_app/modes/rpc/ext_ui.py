@@ -16,6 +16,7 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
+from pi_app.ai.event_stream import AbortSignal
 from pi_app.coding.extensions.ui import NoOpUIContext, settle_dialog
 
 
@@ -49,7 +50,7 @@ class RpcUIContext(NoOpUIContext):
     # -- dialogs ----------------------------------------------------------------------------------
 
     async def _dialog(
-        self, method: str, fields: dict[str, Any], *, signal: Any, timeout: float | None
+        self, method: str, fields: dict[str, Any], *, signal: AbortSignal | None, timeout: float | None
     ) -> dict[str, Any] | None:
         if self._closed or (signal is not None and signal.aborted):
             return None
@@ -70,7 +71,13 @@ class RpcUIContext(NoOpUIContext):
         return answer
 
     async def select(
-        self, title: str, options: list[str], *, signal: Any = None, timeout: float | None = None
+        self,
+        title: str,
+        options: list[str],
+        *,
+        signal: AbortSignal | None = None,
+        timeout: float | None = None,
+        **_: Any,
     ) -> str | None:
         answer = await self._dialog(
             "select", {"title": title, "options": list(options)}, signal=signal, timeout=timeout
@@ -78,7 +85,13 @@ class RpcUIContext(NoOpUIContext):
         return _string(answer)
 
     async def confirm(
-        self, title: str, message: str, *, signal: Any = None, timeout: float | None = None
+        self,
+        title: str,
+        message: str,
+        *,
+        signal: AbortSignal | None = None,
+        timeout: float | None = None,
+        **_: Any,
     ) -> bool:
         answer = await self._dialog(
             "confirm", {"title": title, "message": message}, signal=signal, timeout=timeout
@@ -86,7 +99,13 @@ class RpcUIContext(NoOpUIContext):
         return bool(answer.get("confirmed")) if answer is not None else False
 
     async def input(
-        self, title: str, placeholder: str | None = None, *, signal: Any = None, timeout: float | None = None
+        self,
+        title: str,
+        placeholder: str | None = None,
+        *,
+        signal: AbortSignal | None = None,
+        timeout: float | None = None,
+        **_: Any,
     ) -> str | None:
         answer = await self._dialog(
             "input", {"title": title, "placeholder": placeholder}, signal=signal, timeout=timeout
@@ -94,7 +113,13 @@ class RpcUIContext(NoOpUIContext):
         return _string(answer)
 
     async def editor(
-        self, title: str, prefill: str | None = None, *, signal: Any = None, timeout: float | None = None
+        self,
+        title: str,
+        prefill: str | None = None,
+        *,
+        signal: AbortSignal | None = None,
+        timeout: float | None = None,
+        **_: Any,
     ) -> str | None:
         answer = await self._dialog(
             "editor", {"title": title, "prefill": prefill}, signal=signal, timeout=timeout
@@ -114,7 +139,7 @@ class RpcUIContext(NoOpUIContext):
     def set_status(self, key: str, text: str | None) -> None:
         self._notice("setStatus", statusKey=key, statusText=text)
 
-    def set_widget(self, key: str, content: Any, *, placement: str = "aboveEditor") -> None:
+    def set_widget(self, key: str, content: Any, *, placement: str = "aboveEditor", **_: Any) -> None:
         if content is not None and not (
             isinstance(content, list) and all(isinstance(x, str) for x in content)
         ):

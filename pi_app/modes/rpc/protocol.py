@@ -114,7 +114,7 @@ class SetSessionNameCommand(_Command):
 
 
 class ExtensionUIResponse(_Command):
-    id: str | int  # type: ignore[assignment]  # required here: it names the pending dialog
+    id: str | int  # required here: it names the pending dialog
     value: str | None = None
     confirmed: bool | None = None
     cancelled: bool | None = None

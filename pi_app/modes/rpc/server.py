@@ -36,7 +36,7 @@ import logging
 import signal
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pi_app.ai import codec
 from pi_app.ai.types import ImageContent
@@ -47,6 +47,9 @@ from pi_app.modes.rpc import protocol as p
 from pi_app.modes.rpc.ext_ui import RpcUIContext
 from pi_app.modes.rpc.framing import LineWriter
 from pi_app.modes.serialize import event_to_wire
+
+if TYPE_CHECKING:
+    from pi_app.coding.extensions.types import CommandLocation
 
 log = logging.getLogger(__name__)
 
@@ -623,7 +626,7 @@ def _source_info(path: str, meta: Any) -> dict[str, Any] | None:
     return out
 
 
-def _scope(resource: Any) -> str:
+def _scope(resource: Any) -> CommandLocation:
     meta = getattr(resource, "source_info", None)
     if meta is None or meta.source == "cli":
         return "path"

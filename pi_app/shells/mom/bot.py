@@ -19,8 +19,9 @@ import asyncio
 import logging
 import re
 import time
+from collections.abc import Coroutine
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 from pi_app.shells.mom import workspace as ws
 from pi_app.shells.mom.runner import ChatTransport, MomSettings, Runner, RunRequest
@@ -52,8 +53,8 @@ class Mom:
             runner = self.runners[conversation.key] = Runner(self.settings, self.transport, conversation)
         return runner
 
-    def _spawn(self, coro: object) -> None:
-        task = asyncio.get_running_loop().create_task(coro)  # type: ignore[arg-type]
+    def _spawn(self, coro: Coroutine[Any, Any, Any]) -> None:
+        task = asyncio.get_running_loop().create_task(coro)
         self.tasks.add(task)
         task.add_done_callback(self.tasks.discard)
 

@@ -36,7 +36,8 @@ def split_for_slack(text: str, limit: int = SLACK_MAX_LENGTH) -> list[str]:
 def describe_failure(exc: Exception) -> str:
     """Slack's own error code when the Web API answered ``ok: false``, else the first line."""
     response = getattr(exc, "response", None)
-    code = response.get("error") if hasattr(response, "get") else None
+    get = getattr(response, "get", None)
+    code = get("error") if callable(get) else None
     return str(code) if code else (str(exc).splitlines() or [type(exc).__name__])[0]
 
 

@@ -204,7 +204,7 @@ class connect:
         if target.jump:
             options["tunnel"] = target.jump
         try:
-            self._connection = await asyncssh.connect(target.host, **options)  # type: ignore[arg-type]
+            self._connection = await asyncssh.connect(target.host, **options)
         except asyncssh.HostKeyNotVerifiable as exc:
             raise PodError(
                 f"host key of {target.describe()} not verified ({exc.reason}); "

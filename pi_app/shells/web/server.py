@@ -24,6 +24,7 @@ import sys
 from collections.abc import Awaitable, Callable, Sequence
 
 from aiohttp import web
+from aiohttp.typedefs import Middleware
 from textual_serve.server import Server
 
 from pi_app.shells import WEB_APP_ENV
@@ -56,14 +57,14 @@ class PiWebServer(Server):
         app.middlewares.append(self._guard())
         return app
 
-    def _guard(self) -> Callable[[web.Request, Handler], Awaitable[web.StreamResponse]]:
+    def _guard(self) -> Middleware:
         @web.middleware
         async def guard(request: web.Request, handler: Handler) -> web.StreamResponse:
             offered = request.query.get("token")
             if request.path == "/" and offered is not None and self.token.matches(offered):
-                response = web.HTTPSeeOther("/")
-                response.set_cookie(COOKIE, offered, httponly=True, samesite="Strict", path="/")
-                return response
+                redirect = web.HTTPSeeOther("/")
+                redirect.set_cookie(COOKIE, offered, httponly=True, samesite="Strict", path="/")
+                return redirect
             presented = bearer(request.headers.get("authorization")) or request.cookies.get(COOKIE)
             verdict = check_request(
                 token=self.token,
