@@ -76,6 +76,7 @@ if TYPE_CHECKING:
     from pi_app.coding.checkpoints.restore import RestorePlan, RestoreResult
     from pi_app.coding.compaction.run import CompactionOutcome
     from pi_app.coding.compaction.summarize import CompactionResult
+    from pi_app.coding.models.resolver import ScopedModel
     from pi_app.coding.trust import TrustAnswer
 
 log = logging.getLogger(__name__)
@@ -126,10 +127,12 @@ class ContextUsage:
 
 @dataclass
 class CycleResult:
-    """The model and thinking level after cycling to the next model."""
+    """The model and thinking level after cycling to the next model (``is_scoped``: it came from
+    the model scope, not from every available model)."""
 
     model: Model
     thinking_level: str
+    is_scoped: bool = False
 
 
 def clamp_level(model: Model | None, level: str) -> str:
@@ -1125,23 +1128,38 @@ class AgentSession(SessionSwitchingMixin):
         self.set_thinking_level(levels[(index + 1) % len(levels)])
         return self.thinking_level
 
+    async def model_scope(self) -> list[ScopedModel]:
+        """The models Ctrl+P cycles through, the one owner of that choice (issue 21).
+
+        The session's own scope (``--models``, or what ``/scoped-models`` set), else the
+        ``enabledModels`` setting resolved over the available models (pi 1.6.0 resolves it over
+        those too); empty when there is no scope: cycling then goes through every available model.
+        """
+        if self.scoped_models:
+            return list(self.scoped_models)
+        patterns = self.settings_manager.get_enabled_models()
+        if not patterns or self.model_registry is None:
+            return []
+        from pi_app.coding.models.resolver import resolve_model_scope
+
+        scope, _warnings = resolve_model_scope(patterns, await self.model_registry.get_available())
+        return scope
+
     async def cycle_model(self, direction: int = 1) -> CycleResult | None:
-        """Next model among ``enabledModels`` (or all available); None when there is nothing to cycle."""
+        """Next model of the ``model_scope`` (or of all available ones); None when there is nothing
+        to cycle."""
         if self.model_registry is None:
             return None
-        from pi_app.coding.models.resolver import cycle_model, resolve_model_scope
+        from pi_app.coding.models.resolver import cycle_model
 
-        scoped = self.scoped_models
-        patterns = self.settings_manager.get_enabled_models()
-        if not scoped and patterns:
-            scoped, _warnings = resolve_model_scope(patterns, self.model_registry.get_all())
+        scoped = await self.model_scope()
         chosen = await cycle_model(self.model_registry, self.model, scoped, direction)
         if chosen is None:
             return None
         await self.set_model(chosen.model, source="cycle")
         if chosen.thinking_level:
             self.set_thinking_level(chosen.thinking_level)
-        return CycleResult(chosen.model, self.thinking_level)
+        return CycleResult(chosen.model, self.thinking_level, is_scoped=bool(scoped))
 
     def set_session_name(self, name: str) -> None:
         self.session_manager.append_session_info(name)

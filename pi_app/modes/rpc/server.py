@@ -376,7 +376,7 @@ class RpcServer:
         return {
             "model": _model(result.model),
             "thinkingLevel": result.thinking_level,
-            "isScoped": bool(getattr(self.session, "scoped_models", None)),
+            "isScoped": result.is_scoped,
         }
 
     async def _cmd_set_thinking_level(self, cmd: p.SetThinkingLevelCommand) -> Any:

@@ -140,21 +140,9 @@ async def cycle_thinking(app: Any) -> None:
 
 
 async def scoped_models(app: Any) -> list[Any]:
-    """The model scope (``--models`` / ``enabledModels``, or ``/scoped-models`` changes)."""
-    from pi_app.coding.models.resolver import resolve_model_scope
-
-    session = app.session
-    scope = list(getattr(session, "scoped_models", None) or [])
-    if scope:
-        return scope
-    patterns = []
-    if app.settings is not None and hasattr(app.settings, "get_enabled_models"):
-        patterns = list(app.settings.get_enabled_models() or [])
-    if not patterns:
-        return []
-    available = await available_models(app)
-    resolved, _warnings = resolve_model_scope(patterns, available)
-    return resolved
+    """The model scope as the session owns it (``AgentSession.model_scope``: ``--models``,
+    ``/scoped-models`` changes, else ``enabledModels``), asked on the agent loop."""
+    return list(await app.bridge.request(lambda s: s.model_scope()))
 
 
 async def available_models(app: Any) -> list[Any]:
@@ -171,9 +159,9 @@ def _cycle(direction: int) -> Callable[[Any], Any]:
         session = app.session
         if session is None:
             return
-        scope = await scoped_models(app)
         result = await app.bridge.request(lambda s: s.cycle_model(direction))
         if result is None:
+            scope = await scoped_models(app)
             app.show_status("Only one model in scope" if scope else "Only one model available")
             return
         model = result.model
