@@ -92,7 +92,7 @@ class MainScreen(Screen[None], inherit_bindings=False):
         assert isinstance(app, PiApp)
         yield Transcript(id="transcript", theme=app.themes.current)
         yield PendingArea(id="pending")
-        yield StatusLine(animate=app.animate, id="status")
+        yield StatusLine(animate=app.animations, id="status")
         yield Vertical(id="widgets-above")
         yield EditorSlot(app.make_editor(), id="editor-slot")
         yield Vertical(id="widgets-below")
@@ -125,7 +125,8 @@ class PiApp(App[int], inherit_bindings=False):
         self.cwd = os.path.abspath(cwd or self.options.cwd or os.getcwd())
         self.options.cwd = self.cwd
         self.agent_dir = Path(agent_dir) if agent_dir is not None else paths.agent_dir()
-        self.animate = animate
+        self.animations = animate
+        """Spinners move (False in tests); not ``animate``, which would hide Textual's ``App.animate``."""
         self.terminal = terminal or TerminalSetup.from_environment()
         """Capabilities probed before start (images, keyboard, cell size, background); ``terminal.py``."""
         if light_background is None and self.terminal.probe.color_scheme is not None:
@@ -757,6 +758,10 @@ class PiApp(App[int], inherit_bindings=False):
     @property
     def is_compacting(self) -> bool:
         return self._compacting is not None
+
+    @property
+    def is_retrying(self) -> bool:
+        return self._retrying
 
     def refresh_footer(self, *, usage: bool = True) -> None:
         """Recompute the footer (every event; the usage sums only when ``usage``)."""

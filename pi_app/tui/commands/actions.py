@@ -10,29 +10,38 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pi_app.ai.types import Model
+    from pi_app.coding.agent_session import AgentSession
+    from pi_app.coding.models.resolver import ScopedModel
+    from pi_app.coding.settings import SettingsManager
+    from pi_app.tui.host import CommandHost, SessionHost
+
+ActionHandler = Callable[["CommandHost"], "Awaitable[None] | None"]
 
 # -- Escape (R-INT-07) ----------------------------------------------------------------------------
 
 
-async def interrupt(app: Any) -> None:
+async def interrupt(app: CommandHost) -> None:
     """The Escape chain, first match wins (an open autocomplete list was closed by the editor)."""
     for handler in reversed(app.interrupt_handlers):
         if handler():
             return
     session = app.session
-    if session is not None and app._compacting is not None and hasattr(session, "abort_compaction"):
+    if session is not None and app.is_compacting:
         app.bridge.call_soon(lambda s: s.abort_compaction())
         return
-    if session is not None and app._retrying and hasattr(session, "abort_retry"):
+    if session is not None and app.is_retrying:
         app.bridge.call_soon(lambda s: s.abort_retry())
         return
     if session is not None and (app.is_working or session.is_streaming):
-        restored = await app.bridge.request(_clear_queue_and_abort)
+        restored: list[str] = await app.bridge.request(_clear_queue_and_abort)
         local = [text for text, _ in app.local_queue]
         app.local_queue.clear()
-        texts = list(restored or []) + local
+        texts = restored + local
         app.refresh_pending([], [])
         if texts:
             app.restore_to_editor(texts)
@@ -45,20 +54,18 @@ async def interrupt(app: Any) -> None:
         editor.clear()
         return
     if editor.text == "" and app.note_escape():
-        action = "tree"
-        if app.settings is not None and hasattr(app.settings, "get_double_escape_action"):
-            action = app.settings.get_double_escape_action()
+        action = app.settings.get_double_escape_action() if app.settings is not None else "tree"
         if action in ("tree", "fork") and action in app.commands:
             await app.commands.run(app, f"/{action}")
 
 
-def _clear_queue_and_abort(session: Any) -> list[str]:
-    texts = session.clear_queue() if hasattr(session, "clear_queue") else []
+def _clear_queue_and_abort(session: AgentSession) -> list[str]:
+    texts = session.clear_queue()
     session.abort()
     return list(texts)
 
 
-async def dequeue(app: Any) -> None:
+async def dequeue(app: CommandHost) -> None:
     """Alt+Up: every queued message back into the editor (R-INT-06)."""
     texts = await app.take_queued_messages()
     if not texts:
@@ -71,15 +78,15 @@ async def dequeue(app: Any) -> None:
 # -- simple ones ----------------------------------------------------------------------------------
 
 
-def clear(app: Any) -> None:
+def clear(app: CommandHost) -> None:
     app.action_clear()
 
 
-def exit_app(app: Any) -> None:
+def exit_app(app: CommandHost) -> None:
     app.shutdown()
 
 
-def suspend(app: Any) -> None:
+def suspend(app: CommandHost) -> None:
     if sys.platform == "win32":
         app.show_warning("Suspend is not supported on Windows")
         return
@@ -89,15 +96,15 @@ def suspend(app: Any) -> None:
         app.show_warning(f"Cannot suspend: {exc}")
 
 
-def toggle_tools(app: Any) -> None:
+def toggle_tools(app: CommandHost) -> None:
     app.tools_expanded = not app.tools_expanded
     app.transcript.set_expand_all(app.tools_expanded)
 
 
-def toggle_thinking(app: Any) -> None:
+def toggle_thinking(app: CommandHost) -> None:
     """Ctrl+T: flip ``hideThinkingBlock`` (persisted) and rebuild the transcript (R-TR-06)."""
     hide = not app.transcript.hide_thinking
-    if app.settings is not None and hasattr(app.settings, "set_hide_thinking_block"):
+    if app.settings is not None:
         try:
             app.settings.set_hide_thinking_block(hide)
         except Exception as exc:
@@ -106,15 +113,15 @@ def toggle_thinking(app: Any) -> None:
     app.show_status(f"Thinking blocks: {'hidden' if hide else 'visible'}")
 
 
-def _scroll(method: str) -> Callable[[Any], None]:
-    def handler(app: Any) -> None:
-        getattr(app.transcript, method)()
+def _jump(direction: int) -> ActionHandler:
+    def handler(app: CommandHost) -> None:
+        app.transcript.jump_prompt(direction)
 
     return handler
 
 
-def _command(name: str) -> Callable[[Any], Any]:
-    async def handler(app: Any) -> None:
+def _command(name: str) -> ActionHandler:
+    async def handler(app: CommandHost) -> None:
         if name in app.commands:
             await app.commands.run(app, f"/{name}")
         else:
@@ -126,12 +133,12 @@ def _command(name: str) -> Callable[[Any], Any]:
 # -- thinking and models (R-INT-08) ---------------------------------------------------------------
 
 
-async def cycle_thinking(app: Any) -> None:
+async def cycle_thinking(app: CommandHost) -> None:
     session = app.session
     if session is None:
         return
     model = session.model
-    if model is None or not getattr(model, "reasoning", False):
+    if model is None or not model.reasoning:
         app.show_status("Current model does not support thinking")
         return
     level = await app.bridge.request(lambda s: s.cycle_thinking_level())
@@ -139,23 +146,26 @@ async def cycle_thinking(app: Any) -> None:
     app.show_status(f"Thinking level: {level}")
 
 
-async def scoped_models(app: Any) -> list[Any]:
+async def scoped_models(app: SessionHost) -> list[ScopedModel]:
     """The model scope as the session owns it (``AgentSession.model_scope``: ``--models``,
     ``/scoped-models`` changes, else ``enabledModels``), asked on the agent loop."""
-    return list(await app.bridge.request(lambda s: s.model_scope()))
+    scope: list[ScopedModel] = list(await app.bridge.request(lambda s: s.model_scope()))
+    return scope
 
 
-async def available_models(app: Any) -> list[Any]:
-    registry = getattr(app.session, "model_registry", None)
-    if registry is None:
-        return [app.session.model] if app.session.model is not None else []
-    models = list(await app.bridge.request(lambda s: s.model_registry.get_available()))
+async def available_models(app: SessionHost) -> list[Model]:
+    session = app.session
+    if session is None:
+        return []
+    if session.model_registry is None:
+        return [session.model] if session.model is not None else []
+    models: list[Model] = list(await app.bridge.request(lambda s: s.model_registry.get_available()))
     app.known_models = models
     return models
 
 
-def _cycle(direction: int) -> Callable[[Any], Any]:
-    async def handler(app: Any) -> None:
+def _cycle(direction: int) -> ActionHandler:
+    async def handler(app: CommandHost) -> None:
         session = app.session
         if session is None:
             return
@@ -164,17 +174,17 @@ def _cycle(direction: int) -> Callable[[Any], Any]:
             scope = await scoped_models(app)
             app.show_status("Only one model in scope" if scope else "Only one model available")
             return
-        model = result.model
-        label = getattr(model, "name", None) or model.id
+        model: Model = result.model
+        label = model.name or model.id
         level = result.thinking_level
-        suffix = f" (thinking: {level})" if getattr(model, "reasoning", False) and level != "off" else ""
+        suffix = f" (thinking: {level})" if model.reasoning and level != "off" else ""
         app.refresh_footer()
         app.show_status(f"Switched to {label}{suffix}")
 
     return handler
 
 
-async def select_model(app: Any) -> None:
+async def select_model(app: CommandHost) -> None:
     from pi_app.tui.selectors.models import open_model_selector
 
     await open_model_selector(app, "")
@@ -183,11 +193,10 @@ async def select_model(app: Any) -> None:
 # -- external editor (R-TUI-10) -------------------------------------------------------------------
 
 
-def editor_command(settings: Any) -> str | None:
+def editor_command(settings: SettingsManager | None) -> str | None:
     """The external editor (pi 1.6.0): the ``externalEditor`` setting, ``$VISUAL``, ``$EDITOR``,
     then ``nano`` when it is installed."""
-    configured = getattr(settings, "get_external_editor", None)
-    value = configured() if configured is not None else None
+    value = settings.get_external_editor() if settings is not None else None
     if isinstance(value, str) and value.strip():
         return value
     command = os.environ.get("VISUAL") or os.environ.get("EDITOR")
@@ -203,13 +212,13 @@ def platform_editor() -> str | None:
     return "nano" if shutil.which("nano") else None
 
 
-def external_editor(app: Any) -> None:
+def external_editor(app: CommandHost) -> None:
     import shlex
     import subprocess
     import tempfile
     import time
 
-    command = editor_command(getattr(app, "settings", None))
+    command = editor_command(app.settings)
     if not command:
         app.show_warning(
             "No editor configured. Set externalEditor in settings, or $VISUAL or $EDITOR environment variable."
@@ -240,7 +249,7 @@ def external_editor(app: Any) -> None:
 # -- clipboard image (R-IMG-05) -------------------------------------------------------------------
 
 
-async def paste_image(app: Any) -> None:
+async def paste_image(app: CommandHost) -> None:
     import asyncio
 
     from pi_app.tui.terminal.images import save_clipboard_image
@@ -253,7 +262,7 @@ async def paste_image(app: Any) -> None:
 # -- copying (R-CMD-04; 1.6.0's app.message.copy) --------------------------------------------------
 
 
-async def copy_last_assistant_message(app: Any) -> None:
+async def copy_last_assistant_message(app: CommandHost) -> None:
     """``/copy``: the last assistant message's text to the clipboard (OSC 52 and the platform tool)."""
     import asyncio
 
@@ -268,7 +277,7 @@ async def copy_last_assistant_message(app: Any) -> None:
     app.show_status("Copied last agent message to clipboard")
 
 
-async def copy_message(app: Any) -> None:
+async def copy_message(app: CommandHost) -> None:
     """Ctrl+X: the transcript selection when there is one, else the last assistant message."""
     selected = app.screen.get_selected_text()
     if selected:
@@ -279,14 +288,14 @@ async def copy_message(app: Any) -> None:
     await copy_last_assistant_message(app)
 
 
-def debug_dump(app: Any) -> None:
+def debug_dump(app: CommandHost) -> None:
     from pi_app.tui.commands.debug import write_debug_log
 
     path = write_debug_log(app)
     app.show_status(f"Debug log written to {path}")
 
 
-ACTION_HANDLERS: dict[str, Callable[[Any], Any]] = {
+ACTION_HANDLERS: dict[str, ActionHandler] = {
     "app.interrupt": interrupt,
     "app.clear": clear,
     "app.exit": exit_app,
@@ -305,16 +314,16 @@ ACTION_HANDLERS: dict[str, Callable[[Any], Any]] = {
     "app.session.tree": _command("tree"),
     "app.session.fork": _command("fork"),
     "app.session.resume": _command("resume"),
-    "tui.altScreen.pageUp": _scroll("scroll_page_up_lines"),
-    "tui.altScreen.pageDown": _scroll("scroll_page_down_lines"),
-    "tui.altScreen.halfPageUp": _scroll("scroll_half_page_up"),
-    "tui.altScreen.halfPageDown": _scroll("scroll_half_page_down"),
-    "tui.altScreen.lineUp": _scroll("scroll_line_up"),
-    "tui.altScreen.lineDown": _scroll("scroll_line_down"),
-    "tui.altScreen.previousPrompt": lambda app: app.transcript.jump_prompt(-1),
-    "tui.altScreen.nextPrompt": lambda app: app.transcript.jump_prompt(1),
-    "tui.altScreen.top": _scroll("scroll_top"),
-    "tui.altScreen.bottom": _scroll("scroll_bottom"),
+    "tui.altScreen.pageUp": lambda app: app.transcript.scroll_page_up_lines(),
+    "tui.altScreen.pageDown": lambda app: app.transcript.scroll_page_down_lines(),
+    "tui.altScreen.halfPageUp": lambda app: app.transcript.scroll_half_page_up(),
+    "tui.altScreen.halfPageDown": lambda app: app.transcript.scroll_half_page_down(),
+    "tui.altScreen.lineUp": lambda app: app.transcript.scroll_line_up(),
+    "tui.altScreen.lineDown": lambda app: app.transcript.scroll_line_down(),
+    "tui.altScreen.previousPrompt": _jump(-1),
+    "tui.altScreen.nextPrompt": _jump(1),
+    "tui.altScreen.top": lambda app: app.transcript.scroll_top(),
+    "tui.altScreen.bottom": lambda app: app.transcript.scroll_bottom(),
     "tui.altScreen.search": lambda app: app.open_transcript_search(),
     "app.debug": debug_dump,
 }

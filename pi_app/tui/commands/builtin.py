@@ -9,49 +9,53 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from pi_app.tui.chrome.changelog import changelog_text
 from pi_app.tui.commands.registry import CommandRegistry, SlashCommand
 from pi_app.tui.input.keybindings import ACTIONS
 from pi_app.tui.transcript.blocks.info import InfoBlock
 
+if TYPE_CHECKING:
+    from pi_app.coding.agent_session import AgentSession
+    from pi_app.tui.host import CommandHost
 
-def _quit(app: Any, args: str) -> None:
+
+def _quit(app: CommandHost, args: str) -> None:
     app.shutdown()
 
 
-async def _model(app: Any, args: str) -> None:
+async def _model(app: CommandHost, args: str) -> None:
     from pi_app.tui.selectors.models import model_command
 
     await model_command(app, args)
 
 
-async def _thinking(app: Any, args: str) -> None:
+async def _thinking(app: CommandHost, args: str) -> None:
     from pi_app.tui.selectors.thinking import thinking_command
 
     await thinking_command(app, args)
 
 
-async def _scoped_models(app: Any, args: str) -> None:
+async def _scoped_models(app: CommandHost, args: str) -> None:
     from pi_app.tui.selectors.scoped_models import open_scoped_models
 
     await open_scoped_models(app)
 
 
-def _settings(app: Any, args: str) -> None:
+def _settings(app: CommandHost, args: str) -> None:
     from pi_app.tui.selectors.settings import open_settings
 
     open_settings(app)
 
 
-async def _login(app: Any, args: str) -> None:
+async def _login(app: CommandHost, args: str) -> None:
     from pi_app.tui.selectors.login import open_login
 
     await open_login(app)
 
 
-async def _logout(app: Any, args: str) -> None:
+async def _logout(app: CommandHost, args: str) -> None:
     from pi_app.tui.selectors.login import open_logout
 
     await open_logout(app)
@@ -60,13 +64,13 @@ async def _logout(app: Any, args: str) -> None:
 # -- /compact (R-CMD-15) --------------------------------------------------------------------------
 
 
-async def _compact(app: Any, args: str) -> None:
+async def _compact(app: CommandHost, args: str) -> None:
     """Start a manual compaction; progress, the result and cancellation arrive as session events."""
     session = app.session
     if session is None:
         app.show_status("Still starting up…")
         return
-    messages = [m for m in app.context_messages() if getattr(m, "role", None) in ("user", "assistant")]
+    messages = [m for m in app.context_messages() if m.role in ("user", "assistant")]
     if len(messages) < 2:
         app.show_warning("Nothing to compact (no messages yet)")
         return
@@ -82,19 +86,19 @@ async def _compact(app: Any, args: str) -> None:
 # -- /copy, /export (R-CMD-04, R-CMD-06) ----------------------------------------------------------
 
 
-async def _copy(app: Any, args: str) -> None:
+async def _copy(app: CommandHost, args: str) -> None:
     from pi_app.tui.commands.actions import copy_last_assistant_message
 
     await copy_last_assistant_message(app)
 
 
-async def _share(app: Any, args: str) -> None:
+async def _share(app: CommandHost, args: str) -> None:
     from pi_app.tui.commands.share import share_command
 
     await share_command(app, args)
 
 
-async def export_page(app: Any, target: str | None) -> Any:
+async def export_page(app: CommandHost, target: str | None) -> str | None:
     """The session exported to ``target`` (or the default HTML name); None after an error line.
 
     A ``.jsonl`` target gets the session file itself (issue 17, defect 9), anything else the HTML
@@ -102,22 +106,22 @@ async def export_page(app: Any, target: str | None) -> Any:
     """
     from pi_app.coding.export_html import export_session_to_html
 
-    def export(session: Any) -> Any:
+    def export(session: AgentSession) -> str:
         if target and target.lower().endswith(".jsonl"):
             path = Path(os.path.expanduser(target))
-            return session.session_manager.export_jsonl(
-                path if path.is_absolute() else Path(session.cwd) / path
+            return str(
+                session.session_manager.export_jsonl(path if path.is_absolute() else Path(session.cwd) / path)
             )
-        return export_session_to_html(session.session_manager, target, cwd=session.cwd)
+        return str(export_session_to_html(session.session_manager, target, cwd=session.cwd))
 
     try:
-        return await app.bridge.request(export)
+        return str(await app.bridge.request(export))
     except Exception as exc:
         app.show_error(f"Failed to export session: {exc}")
         return None
 
 
-async def _export(app: Any, args: str) -> None:
+async def _export(app: CommandHost, args: str) -> None:
     if app.session is None:
         app.show_status("Still starting up…")
         return
@@ -131,7 +135,7 @@ async def _export(app: Any, args: str) -> None:
 _HOTKEY_GROUPS = ("Navigation", "Transcript", "Editing", "Other")
 
 
-def hotkeys_markdown(app: Any) -> str:
+def hotkeys_markdown(app: CommandHost) -> str:
     bindings = app.keybindings
     parts: list[str] = []
     for group in _HOTKEY_GROUPS:
@@ -154,23 +158,23 @@ def hotkeys_markdown(app: Any) -> str:
     return "\n\n".join(parts)
 
 
-def _hotkeys(app: Any, args: str) -> None:
+def _hotkeys(app: CommandHost, args: str) -> None:
     app.transcript.append_block(InfoBlock(hotkeys_markdown(app)))
 
 
-def _changelog(app: Any, args: str) -> None:
+def _changelog(app: CommandHost, args: str) -> None:
     app.transcript.append_block(InfoBlock(changelog_text()))
 
 
 # -- /reload (R-CMD-17) ---------------------------------------------------------------------------
 
 
-async def _reload(app: Any, args: str) -> None:
+async def _reload(app: CommandHost, args: str) -> None:
     if await reload_resources(app):
         app.show_status("Reloaded keybindings, extensions, skills, prompts, themes")
 
 
-async def reload_resources(app: Any) -> bool:
+async def reload_resources(app: CommandHost) -> bool:
     """Reload keybindings, extensions, settings, skills, prompts and themes (``/reload``,
     ``/trust``); False, with one line shown, when it cannot be done now or failed."""
     from pi_app.tui.input.keybindings import Keybindings
@@ -183,11 +187,9 @@ async def reload_resources(app: Any) -> bool:
         return False
     session = app.session
     try:
-        if session is not None and hasattr(getattr(session, "extension_runner", None), "reload"):
+        if session is not None and session.extension_runner is not None:
             await app.ext.reload()  # re-imports extensions and reloads settings and resources
-        elif session is not None and hasattr(session, "reload"):
-            await app.bridge.request(lambda s: s.reload())
-        elif session is not None and getattr(session, "resource_loader", None) is not None:
+        elif session is not None and session.resource_loader is not None:
             await app.bridge.request(lambda s: s.resource_loader.reload())
         if session is not None:  # mcp.json may have changed too (pi mcp add, an editor)
             from pi_app.coding.mcp import reload_mcp
@@ -206,19 +208,19 @@ async def reload_resources(app: Any) -> bool:
     return True
 
 
-async def _trust(app: Any, args: str) -> None:
+async def _trust(app: CommandHost, args: str) -> None:
     from pi_app.tui.selectors.trust import trust_command
 
     await trust_command(app, args)
 
 
-async def _mcp(app: Any, args: str) -> None:
+async def _mcp(app: CommandHost, args: str) -> None:
     from pi_app.tui.commands.mcp import mcp_command
 
     await mcp_command(app, args)
 
 
-def _debug(app: Any, args: str) -> None:
+def _debug(app: CommandHost, args: str) -> None:
     from pi_app.tui.commands.debug import write_debug_log
 
     path = write_debug_log(app)

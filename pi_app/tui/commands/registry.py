@@ -10,11 +10,12 @@ from its own module without touching this one:
     def register(registry: CommandRegistry) -> None:
         registry.add(SlashCommand("tree", "Navigate session tree (switch branches)", open_tree))
 
-What a handler may use on ``app`` (``PiApp``): ``app.session`` (the ``AgentSession``; call into it
-with ``app.bridge.call(fn)`` — it lives on another loop), ``app.show_in_editor_slot(widget)`` /
-``app.restore_editor()`` (selectors replace the editor, R-SEL-00), ``app.show_status(text)``,
-``app.show_warning(text)``, ``app.show_error(text)``, ``app.rebuild_transcript()``,
-``app.editor`` (the prompt editor), ``app.settings`` and ``app.keybindings``.
+What a handler may use on ``app`` is ``pi_app.tui.host.CommandHost`` (``PiApp`` satisfies it):
+``app.session`` (the ``AgentSession``; call into it with ``app.bridge.call(fn)`` — it lives on
+another loop), ``app.show_in_editor_slot(widget)`` / ``app.restore_editor()`` (selectors replace
+the editor, R-SEL-00), ``app.show_status(text)``, ``app.show_warning(text)``,
+``app.show_error(text)``, ``app.rebuild_transcript()``, ``app.editor`` (the prompt editor),
+``app.settings`` and ``app.keybindings``.
 
 Submit routing (R-INT-01, R-CMD-19/20): ``parse`` splits ``/name args``; ``find`` returns the
 built-in of that name. Anything that is not a built-in goes to ``session.prompt`` unchanged
@@ -28,11 +29,14 @@ import importlib
 import inspect
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING
 
 from pi_app.tui.editor.autocomplete import AutocompleteItem
 
-CommandHandler = Callable[[Any, str], "Awaitable[None] | None"]
+if TYPE_CHECKING:
+    from pi_app.tui.host import CommandHost
+
+CommandHandler = Callable[["CommandHost", str], "Awaitable[None] | None"]
 
 COMMAND_MODULES: tuple[str, ...] = ("pi_app.tui.commands.builtin", "pi_app.tui.selectors.navigation")
 """Modules whose ``register(registry)`` adds built-in commands, in autocomplete order."""
@@ -85,7 +89,7 @@ class CommandRegistry:
     def names(self) -> list[str]:
         return list(self._commands)
 
-    async def run(self, app: Any, text: str) -> bool:
+    async def run(self, app: CommandHost, text: str) -> bool:
         """Run ``text`` if it names a built-in command; False when it is not one of ours."""
         parsed = parse(text)
         if parsed is None:

@@ -10,6 +10,7 @@ mention keep these defaults. Hints shown on screen are built from the same map (
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from typing import Protocol
 
 from pi_app.tui.input.keys import KeyPress, parse_key_id
 
@@ -42,6 +43,13 @@ SELECTOR_KEYS: dict[str, tuple[str, ...]] = {
     "app.session.delete": ("ctrl+d",),
     "app.session.deleteNoninvasive": ("ctrl+backspace",),
 }
+
+
+class KeyMap(Protocol):
+    """What a selector asks of its keys: ``SelectorKeys`` or the app's ``Keybindings``."""
+
+    def first_match(self, press: KeyPress, actions: Iterable[str]) -> str | None: ...
+    def hint(self, action: str) -> str: ...
 
 
 class SelectorKeys:

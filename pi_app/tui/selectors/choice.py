@@ -19,7 +19,7 @@ from textual.strip import Strip
 from textual.widgets import Static, TextArea
 
 from pi_app.tui.input.keys import key_press
-from pi_app.tui.selectors.bindings import DEFAULT_SELECTOR_KEYS, SelectorKeys
+from pi_app.tui.selectors.bindings import DEFAULT_SELECTOR_KEYS, KeyMap
 from pi_app.tui.selectors.lines import LineView, rule, styled, theme_of
 from pi_app.tui.selectors.list_cursor import ListCursor
 from pi_app.tui.selectors.slot import Answer
@@ -46,7 +46,7 @@ class ChoiceSelector(Vertical, can_focus=True):
         title: str,
         options: Sequence[str],
         *,
-        keys: SelectorKeys | None = None,
+        keys: KeyMap | None = None,
         message: str | None = None,
         **kwargs: Any,
     ) -> None:

@@ -8,10 +8,14 @@ overwritten without a second question naming them. The result is one status line
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from pi_app.tui.selectors.choice import ChoiceSelector
 from pi_app.tui.selectors.slot import ask
+
+if TYPE_CHECKING:
+    from pi_app.coding.checkpoints.restore import RestorePlan, RestoreResult
+    from pi_app.tui.host import SessionHost
 
 RESTORE_CHOICES = ("Restore files", "Keep files as they are", "Show diff")
 CONFLICT_CHOICES = ("Keep those files as they are", "Overwrite them too")
@@ -22,14 +26,18 @@ def _files(n: int) -> str:
 
 
 async def offer_file_restore(
-    app: Any, from_id: str | None, to_id: str | None, request: Any, keys: Any, plan: Any = None
+    app: SessionHost, from_id: str | None, to_id: str | None, plan: RestorePlan | None = None
 ) -> None:
     """Ask and restore; ``plan`` when it was made before the move (``/fork`` plans in the session
     it leaves, whose checkpoints the new session does not all have)."""
+    from pi_app.tui.selectors.navigation import request
+
+    keys = app.keybindings
     if plan is None:
         plan = await request(app, lambda s: s.plan_file_restore(from_id, to_id))
     if not plan:
         return
+    found = plan
     if not plan.changes:
         app.show_warning(f"Not restorable (too big to keep): {', '.join(plan.unrestorable)}")
         return
@@ -43,7 +51,7 @@ async def offer_file_restore(
             return
         if index == 0:
             break
-        app.transcript.add_note(await request(app, lambda s: s.file_restore_diff(plan)), "status")
+        app.transcript.add_note(await request(app, lambda s: s.file_restore_diff(found)), "status")
     overwrite = False
     if plan.conflicts:
         names = ", ".join(c.path for c in plan.conflicts[:3]) + (" …" if len(plan.conflicts) > 3 else "")
@@ -51,7 +59,9 @@ async def offer_file_restore(
         answer = await ask(app, ChoiceSelector(question, CONFLICT_CHOICES, keys=keys))
         app.restore_editor()
         overwrite = isinstance(answer, ChoiceSelector.Chosen) and answer.index == 1
-    result = await request(app, lambda s: s.restore_files(plan, overwrite_conflicts=overwrite))
+    result: RestoreResult = await request(
+        app, lambda s: s.restore_files(found, overwrite_conflicts=overwrite)
+    )
     parts = [f"Restored {_files(len(result.restored))}"]
     if result.skipped:
         parts.append(f"kept {_files(len(result.skipped))} changed outside pi")

@@ -21,7 +21,7 @@ from textual.strip import Strip
 
 from pi_app.ai.util.content_text import content_text
 from pi_app.tui.input.keys import key_press
-from pi_app.tui.selectors.bindings import DEFAULT_SELECTOR_KEYS, SelectorKeys
+from pi_app.tui.selectors.bindings import DEFAULT_SELECTOR_KEYS, KeyMap
 from pi_app.tui.selectors.lines import LineView, rule, styled, theme_of
 from pi_app.tui.selectors.list_cursor import ListCursor
 from pi_app.tui.selectors.slot import Answer
@@ -75,7 +75,7 @@ class ForkSelector(Vertical, can_focus=True):
         candidates: Sequence[ForkCandidate],
         *,
         page_size: int = 10,
-        keys: SelectorKeys | None = None,
+        keys: KeyMap | None = None,
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)

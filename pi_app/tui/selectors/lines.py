@@ -12,7 +12,7 @@ Also here: the theme lookup selectors share (pi colour tokens → Rich styles, s
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 from rich.segment import Segment
 from rich.style import Style
@@ -26,14 +26,20 @@ Run = tuple[str, "str | Style | None"]
 """Text and its colour: a pi theme token, a ready Rich ``Style``, or None for plain text."""
 
 
+@runtime_checkable
+class ThemedApp(Protocol):
+    """An app that draws with a pi theme (``PiApp``; the ``pi -r`` picker app has none)."""
+
+    @property
+    def pi_theme(self) -> BlockTheme: ...
+
+
 def theme_of(widget: Widget) -> BlockTheme:
     """The app's pi render theme, or the built-in palette matching Textual's dark/light mode."""
     app = widget.app
-    theme = getattr(app, "pi_theme", None)
-    if theme is not None:
-        return theme
-    current = getattr(app, "current_theme", None)
-    return FALLBACK_LIGHT if current is not None and not current.dark else FALLBACK_DARK
+    if isinstance(app, ThemedApp):
+        return app.pi_theme
+    return FALLBACK_DARK if app.current_theme.dark else FALLBACK_LIGHT
 
 
 def fg(theme: BlockTheme, token: str | Style | None) -> Style:

@@ -15,13 +15,20 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pi_app.tui.selectors.dialogs import PanelDialog
 from pi_app.tui.selectors.select_list import SelectItem, SelectList
 
+if TYPE_CHECKING:
+    from pi_app.ai.event_stream import AbortController, AbortSignal
+    from pi_app.coding.agent_session import AgentSession
+    from pi_app.coding.login_support import LoginProvider
+    from pi_app.coding.models.registry import ModelRegistry
+    from pi_app.tui.host import SessionHost
 
-def oauth_providers(registry: Any) -> list[tuple[str, str, Any]]:
+
+def oauth_providers(registry: ModelRegistry) -> list[tuple[str, str, Any]]:
     """(provider id, label, OAuthAuth) for every provider with an OAuth login."""
     found = []
     for provider in registry.models.get_providers():
@@ -36,10 +43,10 @@ def oauth_providers(registry: Any) -> list[tuple[str, str, Any]]:
 class _Interaction:
     """``AuthInteraction`` for the dialog: lives on the agent loop, talks to the UI thread."""
 
-    def __init__(self, app: Any, dialog: PanelDialog, signal: Any) -> None:
+    def __init__(self, app: SessionHost, dialog: PanelDialog, signal: AbortSignal | None) -> None:
         self.app = app
         self.dialog = dialog
-        self.signal = signal
+        self.signal: AbortSignal | None = signal
         self._device_id: str | None = None
 
     @property
@@ -48,7 +55,8 @@ class _Interaction:
         if self._device_id is None:
             from pi_app.coding.login_support import device_id
 
-            self._device_id = device_id(self.app.session.settings_manager)
+            session = self.app.session
+            self._device_id = device_id(session.settings_manager if session is not None else None)
         return self._device_id
 
     def notify(self, event: dict[str, Any]) -> None:
@@ -85,9 +93,8 @@ METHOD_ACCOUNT = "account"
 METHOD_API_KEY = "api_key"
 
 
-async def open_login(app: Any) -> None:
-    session = app.session
-    registry = getattr(session, "model_registry", None) if session is not None else None
+async def open_login(app: SessionHost) -> None:
+    registry = app.session.model_registry if app.session is not None else None
     if registry is None:
         app.show_status("Still starting up…")
         return
@@ -115,7 +122,7 @@ async def open_login(app: Any) -> None:
     )
 
 
-async def _open_account_list(app: Any, registry: Any) -> None:
+async def _open_account_list(app: SessionHost, registry: ModelRegistry) -> None:
     """The account route, as 1.6.0 lists it: provider names (featured first, marked ✦) and status."""
     from pi_app.coding.login_support import login_providers
 
@@ -135,7 +142,7 @@ async def _open_account_list(app: Any, registry: Any) -> None:
     _show_provider_list(app, shown, hint="enter login", on_select=choose, widget_id="login-selector")
 
 
-async def open_api_key_list(app: Any) -> None:
+async def open_api_key_list(app: SessionHost) -> None:
     """The API-key route: every provider, type to filter, configured ones marked."""
     from pi_app.coding.login_support import login_providers
 
@@ -153,7 +160,12 @@ async def open_api_key_list(app: Any) -> None:
 
 
 def _show_provider_list(
-    app: Any, providers: list[Any], *, hint: str, on_select: Callable[[SelectItem], None], widget_id: str
+    app: SessionHost,
+    providers: list[LoginProvider],
+    *,
+    hint: str,
+    on_select: Callable[[SelectItem], None],
+    widget_id: str,
 ) -> None:
     """ "Select provider to configure:" — featured providers starred, configured ones marked."""
     from pi_app.coding.login_support import FEATURED
@@ -180,15 +192,20 @@ def _show_provider_list(
     )
 
 
-def _open_dialog(app: Any, title: str, extra_hint: str = "") -> tuple[Any, _Interaction]:
+def _open_dialog(app: SessionHost, title: str, extra_hint: str = "") -> tuple[AbortController, _Interaction]:
     """The login dialog in the editor slot; Escape aborts the flow on the agent loop."""
     from pi_app.ai.event_stream import AbortController
 
     controller = AbortController()
+
+    def cancel() -> None:
+        app.bridge.call_soon(lambda _s: controller.abort())
+        app.restore_editor()
+
     dialog = PanelDialog(
         title,
         hint=f"{app.hint('tui.select.cancel')} cancel{extra_hint}",
-        on_cancel=lambda: (app.bridge.call_soon(lambda _s: controller.abort()), app.restore_editor()),
+        on_cancel=cancel,
         keybindings=app.keybindings,
         id="login-dialog",
     )
@@ -196,12 +213,12 @@ def _open_dialog(app: Any, title: str, extra_hint: str = "") -> tuple[Any, _Inte
     return controller, _Interaction(app, dialog, controller.signal)
 
 
-async def _run_api_key_login(app: Any, provider_id: str, name: str) -> None:
+async def _run_api_key_login(app: SessionHost, provider_id: str, name: str) -> None:
     from pi_app.coding.login_support import model_after_login, save_api_key
 
     controller, interaction = _open_dialog(app, f"Login to {name}", " · enter submit")
 
-    async def login(session: Any) -> tuple[str, str | None]:
+    async def login(session: AgentSession) -> tuple[str, str | None]:
         registry = session.model_registry
         await save_api_key(registry, provider_id, interaction)
         selected = None
@@ -226,10 +243,10 @@ async def _run_api_key_login(app: Any, provider_id: str, name: str) -> None:
     app.show_status(f"Saved API key for {name}.{chosen} Credentials saved to {path}")
 
 
-async def _run_login(app: Any, provider_id: str, label: str, oauth: Any) -> None:
+async def _run_login(app: SessionHost, provider_id: str, label: str, oauth: Any) -> None:
     controller, interaction = _open_dialog(app, f"Login to {label}")
 
-    async def login(session: Any) -> str:
+    async def login(session: AgentSession) -> str:
         credential = await oauth.login(interaction)
         registry = session.model_registry
 
@@ -253,11 +270,10 @@ async def _run_login(app: Any, provider_id: str, label: str, oauth: Any) -> None
     app.show_status(f"Logged in to {label}. Credentials saved to {path}")
 
 
-async def open_logout(app: Any) -> None:
+async def open_logout(app: SessionHost) -> None:
     from pi_app.coding.login_support import remove_credentials
 
-    session = app.session
-    registry = getattr(session, "model_registry", None) if session is not None else None
+    registry = app.session.model_registry if app.session is not None else None
     if registry is None:
         app.show_status("Still starting up…")
         return

@@ -8,16 +8,22 @@ default, as pi does) and reports ``Model: <id>``.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from pi_app.tui.selectors.select_list import SelectItem, SelectList
 
+if TYPE_CHECKING:
+    from pi_app.ai.types import Model
+    from pi_app.tui.editor.autocomplete import AutocompleteItem
+    from pi_app.tui.host import SessionHost
 
-def _key(model: Any) -> tuple[str, str]:
+
+def _key(model: Model) -> tuple[str, str]:
     return (model.provider, model.id)
 
 
-def model_items(models: list[Any], current: Any) -> list[SelectItem]:
+def model_items(models: list[Model], current: Model | None) -> list[SelectItem]:
     current_key = _key(current) if current is not None else None
     return [
         SelectItem(
@@ -25,13 +31,13 @@ def model_items(models: list[Any], current: Any) -> list[SelectItem]:
             label=m.id,
             description=m.provider,
             marker="✓ " if _key(m) == current_key else "  ",
-            search_text=f"{m.id} {m.provider} {getattr(m, 'name', '') or ''}",
+            search_text=f"{m.id} {m.provider} {m.name or ''}",
         )
         for m in models
     ]
 
 
-async def open_model_selector(app: Any, search: str) -> None:
+async def open_model_selector(app: SessionHost, search: str) -> None:
     from pi_app.tui.commands.actions import available_models, scoped_models
 
     if app.session is None:
@@ -43,7 +49,7 @@ async def open_model_selector(app: Any, search: str) -> None:
     current = app.session.model
     state = {"scoped": bool(scope)}
 
-    def models_now() -> list[Any]:
+    def models_now() -> list[Model]:
         return scope if state["scoped"] and scope else available
 
     def hint() -> str:
@@ -93,7 +99,7 @@ async def open_model_selector(app: Any, search: str) -> None:
     app.show_in_editor_slot(selector)
 
 
-async def model_command(app: Any, args: str) -> None:
+async def model_command(app: SessionHost, args: str) -> None:
     """``/model``: an exact reference switches at once; anything else opens the selector."""
     from pi_app.coding.models.resolver import find_exact_model_reference_match
     from pi_app.tui.commands.actions import available_models, scoped_models
@@ -111,13 +117,13 @@ async def model_command(app: Any, args: str) -> None:
     await open_model_selector(app, search)
 
 
-def model_argument_completions(app: Any) -> Any:
+def model_argument_completions(app: SessionHost) -> Callable[[str], list[AutocompleteItem] | None]:
     """``/model <tab>``: models fuzzy-matched against ``<id> <provider>`` (R-AC-04)."""
     from pi_app.tui.editor.autocomplete import AutocompleteItem
     from pi_app.tui.fuzzy import fuzzy_filter
 
     def complete(argument: str) -> list[AutocompleteItem] | None:
-        models = list(getattr(app, "known_models", []) or [])
+        models = list(app.known_models)
         matches = fuzzy_filter(models, argument, lambda m: f"{m.id} {m.provider}")
         return [AutocompleteItem(f"{m.provider}/{m.id}", m.id, m.provider) for m in matches[:50]]
 

@@ -18,11 +18,10 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Awaitable, Callable, Coroutine
+from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 from pi_app.tui.commands.registry import CommandRegistry, SlashCommand
-from pi_app.tui.selectors.bindings import DEFAULT_SELECTOR_KEYS
 from pi_app.tui.selectors.choice import BusyPanel, ChoiceSelector, TextPrompt
 from pi_app.tui.selectors.file_restore import offer_file_restore
 from pi_app.tui.selectors.fork import ForkCandidate, ForkSelector
@@ -30,65 +29,44 @@ from pi_app.tui.selectors.sessions import SessionPicker
 from pi_app.tui.selectors.slot import ask
 from pi_app.tui.selectors.tree import TreeNavigator
 
+if TYPE_CHECKING:
+    from pi_app.coding.agent_session import AgentSession
+    from pi_app.coding.checkpoints.restore import RestorePlan
+    from pi_app.coding.session_stats import SessionStats
+    from pi_app.coding.settings import SettingsManager
+    from pi_app.tui.host import CommandHost, SessionHost
+
+T = TypeVar("T")
+
 SUMMARY_CHOICES = ("No summary", "Summarize", "Summarize with custom prompt")
 
 
 # -- plumbing -------------------------------------------------------------------------------------
 
 
-async def request(app: Any, fn: Callable[[Any], Any]) -> Any:
+@overload
+async def request(app: SessionHost, fn: Callable[[AgentSession], Awaitable[T]]) -> T: ...
+@overload
+async def request(app: SessionHost, fn: Callable[[AgentSession], T]) -> T: ...
+async def request(app: SessionHost, fn: Callable[[AgentSession], Any]) -> Any:
     """Run ``fn(session)`` on the agent loop and return its result here; exceptions propagate."""
-    bridge = app.bridge
-    if hasattr(bridge, "request"):
-        return await bridge.request(fn)
-    loop = getattr(bridge, "_loop", None)  # older bridges: same thing by hand
-    if loop is None or bridge.session is None or loop.is_closed():
-        raise RuntimeError("The session is not running")
-
-    async def invoke() -> Any:
-        result = fn(bridge.session)
-        return await result if asyncio.iscoroutine(result) else result
-
-    return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(invoke(), loop))
+    return await app.bridge.request(fn)
 
 
-def keys_of(app: Any) -> Any:
-    """The app's effective keybindings (anything with ``first_match`` and ``hint``)."""
-    keys = getattr(app, "keybindings", None)
-    return keys if keys is not None and hasattr(keys, "first_match") else DEFAULT_SELECTOR_KEYS
-
-
-def settings_of(app: Any) -> Any:
-    return getattr(app, "settings", None) or getattr(app.session, "settings_manager", None)
-
-
-def refresh_chrome(app: Any) -> None:
+def refresh_chrome(app: CommandHost) -> None:
     """Footer and window title after the session, its name or its leaf changed."""
-    for refresh in ("refresh_footer", "_refresh_footer", "update_title"):
-        method = getattr(app, refresh, None)
-        if callable(method):
-            method()
+    app.refresh_footer()
+    app.update_title()
 
 
-def rebuild_after_move(app: Any) -> None:
+def rebuild_after_move(app: CommandHost) -> None:
     """Show the session's new context: transcript from the new leaf, footer, title."""
     with app.batch_update():
-        rebuild = getattr(app, "rebuild_transcript", None)
-        if rebuild is not None:
-            rebuild()
-        else:  # the app before it had a rebuild method
-            transcript = app.transcript
-            transcript.clear_blocks()
-            from pi_app import __version__
-            from pi_app.tui import app as app_module
-
-            transcript.add_header(f"pi v{__version__}\n{app_module.HEADER_HINTS}")
-            for message in app.session.messages:
-                app._render_history(message)
+        app.rebuild_transcript()
         refresh_chrome(app)
 
 
-def start(app: Any, flow: Any) -> None:
+def start(app: SessionHost, flow: Coroutine[Any, Any, None]) -> None:
     """Run a command flow as a worker (errors become ``Error:`` lines, the app keeps running)."""
 
     async def guarded() -> None:
@@ -101,36 +79,33 @@ def start(app: Any, flow: Any) -> None:
     app.run_worker(guarded(), group="navigation", exit_on_error=False)
 
 
-def _ready(app: Any) -> bool:
+def _ready(app: SessionHost) -> bool:
     if app.session is None:
         app.show_status("Still starting up…")
         return False
     return True
 
 
-def _set_editor_text(app: Any, text: str | None, *, only_if_empty: bool = False) -> None:
+def _set_editor_text(app: SessionHost, text: str | None, *, only_if_empty: bool = False) -> None:
     editor = app.editor
     if text is None or (only_if_empty and editor.text.strip()):
         return
-    if hasattr(editor, "set_text"):
-        editor.set_text(text)
-    else:
-        editor.text = text
+    editor.set_text(text)
 
 
-def _page_size(app: Any) -> int:
+def _page_size(app: CommandHost) -> int:
     return max(5, app.size.height // 2)
 
 
 # -- /tree ----------------------------------------------------------------------------------------
 
 
-def tree_command(app: Any, args: str) -> None:
+def tree_command(app: CommandHost, args: str) -> None:
     if _ready(app):
         start(app, tree_flow(app))
 
 
-async def tree_flow(app: Any, selected_id: str | None = None) -> None:
+async def tree_flow(app: CommandHost, selected_id: str | None = None) -> None:
     """The whole ``/tree`` interaction, from the navigator to the rebuilt transcript."""
     while True:
         tree, leaf = await request(
@@ -140,14 +115,14 @@ async def tree_flow(app: Any, selected_id: str | None = None) -> None:
             app.restore_editor()
             app.show_status("No entries in session")
             return
-        settings = settings_of(app)
+        settings = app.settings
         navigator = TreeNavigator(
             tree,
             leaf,
             page_size=_page_size(app),
             filter_mode=settings.get_tree_filter_mode() if settings is not None else "default",
             selected_id=selected_id,
-            keys=keys_of(app),
+            keys=app.keybindings,
         )
         answer = await ask(
             app, navigator, side_messages=(TreeNavigator.LabelChanged,), on_side=lambda m: _save_label(app, m)
@@ -170,17 +145,17 @@ async def tree_flow(app: Any, selected_id: str | None = None) -> None:
         selected_id = target  # the summary was aborted: back to the tree
 
 
-def _save_label(app: Any, message: Any) -> None:
+def _save_label(app: SessionHost, message: TreeNavigator.LabelChanged) -> None:
     entry_id, label = message.entry_id, message.label
     app.bridge.call(lambda s: s.session_manager.append_label_change(entry_id, label))
 
 
-async def _ask_summary(app: Any, settings: Any) -> tuple[bool, str | None] | None:
+async def _ask_summary(app: SessionHost, settings: SettingsManager | None) -> tuple[bool, str | None] | None:
     """(summarize, instructions), or None when the user backed out to the tree."""
     if settings is not None and settings.get_branch_summary_settings().skip_prompt:
         return False, None
     while True:
-        answer = await ask(app, ChoiceSelector("Summarize branch?", SUMMARY_CHOICES, keys=keys_of(app)))
+        answer = await ask(app, ChoiceSelector("Summarize branch?", SUMMARY_CHOICES, keys=app.keybindings))
         if not isinstance(answer, ChoiceSelector.Chosen) or answer.index is None:
             return None
         if answer.index < 2:
@@ -191,14 +166,14 @@ async def _ask_summary(app: Any, settings: Any) -> tuple[bool, str | None] | Non
         # cancelled the instructions: ask again
 
 
-async def _navigate(app: Any, target: str, summarize: bool, instructions: str | None) -> bool:
+async def _navigate(app: CommandHost, target: str, summarize: bool, instructions: str | None) -> bool:
     """Move the leaf; False when a running summary was aborted (the caller re-opens the tree)."""
     if summarize:
-        hint = keys_of(app).hint("app.interrupt") or "escape"
+        hint = app.keybindings.hint("app.interrupt") or "escape"
         busy = BusyPanel(
             f"Summarizing branch... ({hint} to cancel)",
             lambda: app.bridge.call(lambda s: s.abort_branch_summary()),
-            animate=getattr(app, "animate", True),
+            animate=app.animations,
         )
         app.show_in_editor_slot(busy)
     try:
@@ -219,33 +194,35 @@ async def _navigate(app: Any, target: str, summarize: bool, instructions: str | 
     rebuild_after_move(app)
     _set_editor_text(app, result.editor_text, only_if_empty=True)
     app.show_status("Navigated to selected point")
-    summary = getattr(result, "summary_entry", None)
-    if summary is not None and hasattr(app, "show_summary_cost"):
+    summary = result.summary_entry
+    if summary is not None:
         app.show_summary_cost("Branch summary", summary.raw.get("usage"))
-    await offer_file_restore(app, result.old_leaf_id, result.new_leaf_id, request, keys_of(app))
+    await offer_file_restore(app, result.old_leaf_id, result.new_leaf_id)
     return True
 
 
 # -- /fork and /clone -----------------------------------------------------------------------------
 
 
-def fork_command(app: Any, args: str) -> None:
+def fork_command(app: CommandHost, args: str) -> None:
     if _ready(app):
         start(app, fork_flow(app))
 
 
-async def fork_flow(app: Any) -> None:
+async def fork_flow(app: CommandHost) -> None:
     found = await request(app, lambda s: s.get_user_messages_for_forking())
     if not found:
         app.show_status("No messages to fork from")
         return
     candidates = [ForkCandidate(entry_id, text) for entry_id, text in found]
-    answer = await ask(app, ForkSelector(candidates, page_size=_page_size(app), keys=keys_of(app)))
+    answer = await ask(app, ForkSelector(candidates, page_size=_page_size(app), keys=app.keybindings))
     app.restore_editor()
     if not isinstance(answer, ForkSelector.Selected):
         return
 
-    def plan_for_fork(session: Any) -> Any:  # the files at the fork point, known to this session
+    def plan_for_fork(
+        session: AgentSession,
+    ) -> RestorePlan | None:  # the files at the fork point, known to this session
         entry = session.session_manager.get_entry(answer.entry_id)
         parent = entry.parent_id if entry is not None else None
         return session.plan_file_restore(session.session_manager.get_leaf_id(), parent)
@@ -258,15 +235,15 @@ async def fork_flow(app: Any) -> None:
     _set_editor_text(app, result.selected_text or "")
     app.show_status("Branched to new session")
     if plan:
-        await offer_file_restore(app, None, None, request, keys_of(app), plan=plan)
+        await offer_file_restore(app, None, None, plan=plan)
 
 
-def clone_command(app: Any, args: str) -> None:
+def clone_command(app: CommandHost, args: str) -> None:
     if _ready(app):
         start(app, clone_flow(app))
 
 
-async def clone_flow(app: Any) -> None:
+async def clone_flow(app: CommandHost) -> None:
     leaf = await request(app, lambda s: s.session_manager.get_leaf_id())
     if leaf is None:
         app.show_status("Nothing to clone")
@@ -281,13 +258,17 @@ async def clone_flow(app: Any) -> None:
 # -- /resume --------------------------------------------------------------------------------------
 
 
-def resume_command(app: Any, args: str) -> None:
+def resume_command(app: CommandHost, args: str) -> None:
     if _ready(app):
         start(app, resume_flow(app))
 
 
 def session_picker(
-    cwd: str, session_dir: str | None, current_path: str | None, rename: Any, **kwargs: Any
+    cwd: str,
+    session_dir: str | None,
+    current_path: str | None,
+    rename: Callable[[str, str], Awaitable[None]] | None,
+    **kwargs: Any,
 ) -> SessionPicker:
     """The picker over ``cwd``'s sessions (Tab: every project's); message text is searched through
     the session store's full-text index when it has one (SQLite)."""
@@ -313,7 +294,7 @@ def rename_in_file(path: str, name: str) -> None:
     SessionManager.open(path).append_session_info(name)
 
 
-async def resume_flow(app: Any) -> None:
+async def resume_flow(app: CommandHost) -> None:
     cwd, session_dir, current = await request(
         app,
         lambda s: (s.session_manager.get_cwd(), s.session_manager.get_session_dir(), s.session_file),
@@ -326,7 +307,9 @@ async def resume_flow(app: Any) -> None:
         else:
             await asyncio.to_thread(rename_in_file, path, name)
 
-    picker = session_picker(cwd, session_dir, current, rename, page_size=_page_size(app), keys=keys_of(app))
+    picker = session_picker(
+        cwd, session_dir, current, rename, page_size=_page_size(app), keys=app.keybindings
+    )
     answer = await ask(app, picker)
     app.restore_editor()
     if not isinstance(answer, SessionPicker.Selected):
@@ -344,7 +327,7 @@ async def resume_flow(app: Any) -> None:
 # -- /import --------------------------------------------------------------------------------------
 
 
-def import_command(app: Any, args: str) -> None:
+def import_command(app: CommandHost, args: str) -> None:
     source = args.strip()
     if len(source) >= 2 and source[0] == source[-1] and source[0] in "\"'":
         source = source[1:-1]
@@ -355,11 +338,11 @@ def import_command(app: Any, args: str) -> None:
         start(app, import_flow(app, source))
 
 
-async def import_flow(app: Any, source: str) -> None:
+async def import_flow(app: CommandHost, source: str) -> None:
     """Ask first (the open session is replaced), then copy the file in and resume it (1.6.0)."""
     path = os.path.join(app.cwd, os.path.expanduser(source))
     question = ChoiceSelector(
-        "Import session", ("Yes", "No"), message=f"Replace current session with {path}?", keys=keys_of(app)
+        "Import session", ("Yes", "No"), message=f"Replace current session with {path}?", keys=app.keybindings
     )
     answer = await ask(app, question)
     app.restore_editor()
@@ -381,28 +364,25 @@ async def import_flow(app: Any, source: str) -> None:
 # -- /new, /name, /session ------------------------------------------------------------------------
 
 
-def new_command(app: Any, args: str) -> None:
+def new_command(app: CommandHost, args: str) -> None:
     if _ready(app):
         start(app, new_flow(app))
 
 
-async def new_flow(app: Any) -> None:
+async def new_flow(app: CommandHost) -> None:
     if not await request(app, lambda s: s.new_session()):
         return
-    for clear in ("clear_pending", "clear_local_queue"):
-        method = getattr(app, clear, None)
-        if callable(method):
-            method()
+    app.clear_pending()
     rebuild_after_move(app)
     app.show_status("✓ New session started")
 
 
-def name_command(app: Any, args: str) -> None:
+def name_command(app: CommandHost, args: str) -> None:
     if _ready(app):
         start(app, name_flow(app, args.strip()))
 
 
-async def name_flow(app: Any, name: str) -> None:
+async def name_flow(app: CommandHost, name: str) -> None:
     if not name:
         current = await request(app, lambda s: s.session_name)
         if current:
@@ -415,12 +395,12 @@ async def name_flow(app: Any, name: str) -> None:
     app.show_status(f"Session name set: {name}")
 
 
-def session_command(app: Any, args: str) -> None:
+def session_command(app: CommandHost, args: str) -> None:
     if _ready(app):
         start(app, session_info_flow(app))
 
 
-def session_info_text(stats: Any, name: str | None) -> str:
+def session_info_text(stats: SessionStats, name: str | None) -> str:
     """The ``/session`` report (R-CMD-08) as Markdown."""
     lines = ["**Session Info**", ""]
     if name:
@@ -450,17 +430,12 @@ def session_info_text(stats: Any, name: str | None) -> str:
     return "\n".join(lines)
 
 
-async def session_info_flow(app: Any) -> None:
+async def session_info_flow(app: CommandHost) -> None:
     from pi_app.coding.session_stats import compute_session_stats
+    from pi_app.tui.transcript.blocks.info import InfoBlock
 
     stats, name = await request(app, lambda s: (compute_session_stats(s), s.session_name))
-    text = session_info_text(stats, name)
-    try:
-        from pi_app.tui.transcript.blocks.info import InfoBlock  # type: ignore[import-not-found]
-    except ImportError:
-        app.transcript.add_note(text.replace("**", "").replace("  \n", "\n"), "status")
-    else:
-        app.transcript.append_block(InfoBlock(text))
+    app.transcript.append_block(InfoBlock(session_info_text(stats, name)))
 
 
 # -- registration ---------------------------------------------------------------------------------

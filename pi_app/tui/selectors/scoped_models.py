@@ -11,23 +11,28 @@ setting. Until saved, changes apply to this session only and the list says ``(un
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING
 
 from pi_app.tui.selectors.select_list import SelectItem, SelectList
 
+if TYPE_CHECKING:
+    from pi_app.ai.types import Model
+    from pi_app.coding.agent_session import AgentSession
+    from pi_app.tui.host import SessionHost
 
-def _ref(model: Any) -> str:
+
+def _ref(model: Model) -> str:
     return f"{model.provider}/{model.id}"
 
 
 @dataclass
 class ScopeModel:
-    models: list[Any]
+    models: list[Model]
     enabled: list[str] = field(default_factory=list)
     """References (``provider/id``) in cycle order."""
     dirty: bool = False
 
-    def order(self) -> list[Any]:
+    def order(self) -> list[Model]:
         """Enabled models first in their cycle order, then the others in catalogue order."""
         by_ref = {_ref(m): m for m in self.models}
         first = [by_ref[r] for r in self.enabled if r in by_ref]
@@ -61,7 +66,7 @@ class ScopeModel:
         self.dirty = True
 
 
-async def open_scoped_models(app: Any) -> None:
+async def open_scoped_models(app: SessionHost) -> None:
     from pi_app.coding.models.resolver import ScopedModel
     from pi_app.tui.commands.actions import available_models, scoped_models
 
@@ -88,7 +93,7 @@ async def open_scoped_models(app: Any) -> None:
     def apply_to_session() -> None:
         chosen = [ScopedModel(by_ref[r]) for r in scope.enabled if r in by_ref]
 
-        def set_scope(session: Any) -> None:
+        def set_scope(session: AgentSession) -> None:
             session.scoped_models = chosen
 
         app.bridge.call_soon(set_scope)
@@ -131,6 +136,8 @@ async def open_scoped_models(app: Any) -> None:
             selector.model.select_value(ref)
 
     def save() -> None:
+        if app.settings is None:
+            return
         try:
             app.settings.set_enabled_models(list(scope.enabled) or None)
         except Exception as exc:

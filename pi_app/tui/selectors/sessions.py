@@ -31,7 +31,7 @@ from textual.message import Message
 from textual.strip import Strip
 
 from pi_app.tui.input.keys import key_press
-from pi_app.tui.selectors.bindings import DEFAULT_SELECTOR_KEYS, SelectorKeys
+from pi_app.tui.selectors.bindings import DEFAULT_SELECTOR_KEYS, KeyMap
 from pi_app.tui.selectors.inline_input import InlineInput
 from pi_app.tui.selectors.lines import LineView, Run, rule, styled, theme_of
 from pi_app.tui.selectors.session_model import (
@@ -175,7 +175,7 @@ class SessionPicker(Vertical, can_focus=True):
         rename: Renamer | None = None,
         delete: Callable[[str], DeleteResult] = delete_session_file,
         page_size: int = 10,
-        keys: SelectorKeys | None = None,
+        keys: KeyMap | None = None,
         clock: Callable[[], datetime] | None = None,
         content_search: ContentSearch | None = None,
         **kwargs: Any,

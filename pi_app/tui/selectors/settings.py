@@ -13,10 +13,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pi_app.tui.input.keys import KeyPress
 from pi_app.tui.selectors.select_list import SelectItem, SelectList
+
+if TYPE_CHECKING:
+    from pi_app.tui.host import CommandHost
 
 TRANSPORTS = ("sse", "websocket", "auto")
 QUEUE_MODES = ("one-at-a-time", "all")
@@ -64,8 +67,10 @@ def _text(value: Any) -> str:
     return str(value)
 
 
-def settings_rows(app: Any) -> list[SettingRow]:
+def settings_rows(app: CommandHost) -> list[SettingRow]:
     s = app.settings
+    if s is None:  # still starting up
+        return []
 
     def saver(
         setter: Callable[[Any], None], after: Callable[[Any], None] | None = None
@@ -103,7 +108,7 @@ def settings_rows(app: Any) -> list[SettingRow]:
 
     def set_show_images(value: bool) -> None:
         app.terminal.show_images = value
-        renderer = getattr(app.terminal, "renderer", None)
+        renderer = app.terminal.renderer
         if renderer is not None:
             renderer.set_mode(app.terminal.image_mode())
         app.transcript.invalidate_all()
@@ -306,7 +311,7 @@ class SettingsList(SelectList):
         super().handle_key(press)
 
 
-def open_settings(app: Any, selected: str | None = None) -> None:
+def open_settings(app: CommandHost, selected: str | None = None) -> None:
     """The /settings list; ``selected`` is the row to start on (the one a sub-list returns to)."""
     if app.settings is None:
         app.show_status("Still starting up…")
@@ -343,7 +348,7 @@ def open_settings(app: Any, selected: str | None = None) -> None:
     app.show_in_editor_slot(selector)
 
 
-def open_theme_list(app: Any, back: Callable[[], None] | None = None) -> None:
+def open_theme_list(app: CommandHost, back: Callable[[], None] | None = None) -> None:
     """Pick a theme with live preview; Escape restores the theme that was active. Theme files
     added to the themes folder since start-up are offered too (no /reload needed)."""
     app.discover_new_themes()

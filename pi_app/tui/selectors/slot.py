@@ -14,13 +14,16 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.message import Message
 from textual.widget import Widget
+
+if TYPE_CHECKING:
+    from pi_app.tui.host import SelectorHost
 
 
 @dataclass
@@ -83,7 +86,7 @@ class SlotHost(Vertical):
             self.answer.cancel()
 
 
-async def ask(app: Any, selector: Widget, **host_options: Any) -> Answer | None:
+async def ask(app: SelectorHost, selector: Widget, **host_options: Any) -> Answer | None:
     """Show ``selector`` in the editor slot and wait for its answer (None if it was replaced)."""
     host = SlotHost(selector, **host_options)
     app.show_in_editor_slot(host)

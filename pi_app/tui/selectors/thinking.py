@@ -11,10 +11,14 @@ level goes through ``AgentSession.set_thinking_level``, so the session file reco
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from pi_app.tui.editor.autocomplete import AutocompleteItem
 from pi_app.tui.selectors.select_list import SelectItem, SelectList
+
+if TYPE_CHECKING:
+    from pi_app.tui.host import SessionHost
 
 LEVEL_DESCRIPTIONS: dict[str, str] = {
     "off": "No reasoning",
@@ -27,7 +31,7 @@ LEVEL_DESCRIPTIONS: dict[str, str] = {
 }
 
 
-def available_levels(app: Any) -> list[str]:
+def available_levels(app: SessionHost) -> list[str]:
     """The levels the session's current model supports (only ``off`` without a reasoning model)."""
     from pi_app.ai.thinking import supported_thinking_levels
 
@@ -49,14 +53,14 @@ def level_items(levels: list[str], current: str, default: str | None) -> list[Se
     return items
 
 
-async def apply_level(app: Any, level: str, *, save: bool) -> None:
+async def apply_level(app: SessionHost, level: str, *, save: bool) -> None:
     """Set ``level`` on the session (saved as the default only when ``save``) and report it."""
     try:
         await app.bridge.request(lambda s: s.set_thinking_level(level, persist_default=save))
     except Exception as exc:
         app.show_error(str(exc) or type(exc).__name__)
         return
-    if save and app.settings is not None and hasattr(app.settings, "set_default_thinking_level"):
+    if save and app.settings is not None:
         # set_thinking_level saves only a change; saving the level already in use must save too
         try:
             app.settings.set_default_thinking_level(level)
@@ -66,13 +70,10 @@ async def apply_level(app: Any, level: str, *, save: bool) -> None:
     app.show_status(f"Default thinking level: {level}" if save else f"Thinking level: {level}")
 
 
-def open_thinking_selector(app: Any) -> None:
-    session = app.session
+def open_thinking_selector(app: SessionHost) -> None:
     levels = available_levels(app)
-    current = session.thinking_level or "off"
-    default = None
-    if app.settings is not None and hasattr(app.settings, "get_default_thinking_level"):
-        default = app.settings.get_default_thinking_level()
+    current = (app.session.thinking_level if app.session is not None else None) or "off"
+    default = app.settings.get_default_thinking_level() if app.settings is not None else None
 
     def choose(level: str, save: bool) -> None:
         app.restore_editor()
@@ -103,7 +104,7 @@ def open_thinking_selector(app: Any) -> None:
     app.show_in_editor_slot(selector)
 
 
-async def thinking_command(app: Any, args: str) -> None:
+async def thinking_command(app: SessionHost, args: str) -> None:
     """``/thinking``: the picker; ``/thinking <level>``: that level, if the model supports it."""
     if app.session is None:
         app.show_status("Still starting up…")
@@ -120,7 +121,7 @@ async def thinking_command(app: Any, args: str) -> None:
     await apply_level(app, level, save=False)
 
 
-def thinking_argument_completions(app: Any) -> Any:
+def thinking_argument_completions(app: SessionHost) -> Callable[[str], list[AutocompleteItem] | None]:
     """``/thinking <tab>``: the current model's levels, fuzzy-matched."""
     from pi_app.tui.fuzzy import fuzzy_filter
 

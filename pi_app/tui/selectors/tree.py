@@ -23,7 +23,7 @@ from textual.message import Message
 from textual.strip import Strip
 
 from pi_app.tui.input.keys import key_press
-from pi_app.tui.selectors.bindings import DEFAULT_SELECTOR_KEYS, SelectorKeys
+from pi_app.tui.selectors.bindings import DEFAULT_SELECTOR_KEYS, KeyMap
 from pi_app.tui.selectors.inline_input import InlineInput
 from pi_app.tui.selectors.lines import LineView, Run, fit, rule, styled, theme_of
 from pi_app.tui.selectors.slot import Answer
@@ -116,7 +116,7 @@ class TreeNavigator(Vertical, can_focus=True):
         page_size: int = 10,
         filter_mode: str = "default",
         selected_id: str | None = None,
-        keys: SelectorKeys | None = None,
+        keys: KeyMap | None = None,
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)

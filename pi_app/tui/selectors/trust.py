@@ -18,11 +18,15 @@ import asyncio
 import concurrent.futures
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from pi_app.coding.trust import NOT_TRUSTED_THIS_RUN, TrustAnswer, trust_choices
 from pi_app.tui.selectors.choice import ChoiceSelector
 from pi_app.tui.selectors.slot import ask
+
+if TYPE_CHECKING:
+    from pi_app.tui.host import CommandHost, SelectorHost
+    from pi_app.tui.selectors.bindings import KeyMap
 
 TRUST_TITLE = "Trust this project folder?"
 TRUST_EXPLANATION = (
@@ -31,14 +35,14 @@ TRUST_EXPLANATION = (
 )
 
 
-def trust_selector(cwd: str | Path, keys: Any = None) -> tuple[ChoiceSelector, list[TrustAnswer]]:
+def trust_selector(cwd: str | Path, keys: KeyMap | None = None) -> tuple[ChoiceSelector, list[TrustAnswer]]:
     choices = trust_choices(cwd)
     message = f"{Path(cwd).resolve()}\n{TRUST_EXPLANATION}"
     selector = ChoiceSelector(TRUST_TITLE, [label for label, _ in choices], keys=keys, message=message)
     return selector, [answer for _, answer in choices]
 
 
-async def ask_project_trust(app: Any, cwd: str | Path) -> TrustAnswer:
+async def ask_project_trust(app: SelectorHost, cwd: str | Path) -> TrustAnswer:
     """Show the question in the editor slot and wait for the answer (UI thread, in a worker)."""
     selector, answers = trust_selector(cwd, app.keybindings)
     try:
@@ -49,7 +53,7 @@ async def ask_project_trust(app: Any, cwd: str | Path) -> TrustAnswer:
     return NOT_TRUSTED_THIS_RUN if index is None else answers[index]
 
 
-def worker_trust_question(app: Any) -> Callable[[str], Awaitable[TrustAnswer]]:
+def worker_trust_question(app: SelectorHost) -> Callable[[str], Awaitable[TrustAnswer]]:
     """The start-up question as the agent thread awaits it (``LaunchHost.ask_trust``)."""
 
     async def ask_from_agent_thread(cwd: str) -> TrustAnswer:
@@ -74,7 +78,7 @@ def worker_trust_question(app: Any) -> Callable[[str], Awaitable[TrustAnswer]]:
     return ask_from_agent_thread
 
 
-async def trust_command(app: Any, args: str) -> None:
+async def trust_command(app: CommandHost, args: str) -> None:
     """``/trust``: ask again, save the answer, reload the project's resources."""
     from pi_app.tui.commands.builtin import reload_resources
 

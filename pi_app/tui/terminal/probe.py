@@ -37,7 +37,13 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from textual.app import App
+
+    from pi_app.tui.terminal.images import ImageRenderer
+    from pi_app.tui.transcript.view import Transcript
 
 ColorScheme = Literal["dark", "light"]
 
@@ -312,7 +318,7 @@ def image_mode(
     return "cells"
 
 
-def replay_input(app: Any, text: str) -> None:
+def replay_input(app: App[Any], text: str) -> None:
     """Deliver keys typed during the probe to ``app`` as if they had just been typed."""
     if not text:
         return
@@ -406,8 +412,8 @@ class TerminalSetup:
     show_images: bool = True
     hardware_cursor: bool = False
     modes: TerminalModes | None = None
-    renderer: Any = None
-    _transcript: Any = field(default=None, repr=False)
+    renderer: ImageRenderer | None = None
+    _transcript: Transcript | None = field(default=None, repr=False)
     _cursor_wanted: bool = field(default=False, repr=False)
     _cursor_before_suspend: bool = field(default=False, repr=False)
     show_progress: bool = False
@@ -428,10 +434,10 @@ class TerminalSetup:
     def image_mode(self) -> Literal["kitty", "cells", "text"]:
         return image_mode(self.capabilities, self.show_images)
 
-    def attach(self, app: Any, transcript: Any) -> None:
+    def attach(self, app: App[Any], transcript: Transcript) -> None:
         from pi_app.tui.terminal.images import DEFAULT_CELL_SIZE, ImageRenderer
 
-        driver = getattr(app, "_driver", None)
+        driver = app._driver
         write = driver.write if driver is not None and not app.is_headless else None
         self.renderer = ImageRenderer(
             self.image_mode(), write=write, cell_size=self.probe.cell_size or DEFAULT_CELL_SIZE
@@ -467,7 +473,7 @@ class TerminalSetup:
             self._cursor_before_suspend = self.modes.cursor_visible
             self.modes.restore()
 
-    def _resume(self, app: Any) -> None:
+    def _resume(self, app: App[Any]) -> None:
         # the terminal shows whatever the shell left on the main screen's twin: paint it all again
         app.refresh(layout=True)
         if self.modes is None:

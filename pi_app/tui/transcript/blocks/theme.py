@@ -19,13 +19,18 @@ from rich.style import Style
 
 
 class BlockTheme(Protocol):
-    """What a block may read from a theme."""
+    """What a block may read from a theme (read-only: ``PiTheme`` and ``RenderTheme`` are frozen)."""
 
-    name: str
-    version: int
-    fg: Mapping[str, Style]
-    bg: Mapping[str, Style]
-    is_light: bool
+    @property
+    def name(self) -> str: ...
+    @property
+    def version(self) -> int: ...
+    @property
+    def fg(self) -> Mapping[str, Style]: ...
+    @property
+    def bg(self) -> Mapping[str, Style]: ...
+    @property
+    def is_light(self) -> bool: ...
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,176 @@
+"""What the app's commands, key actions, selectors and extension glue may use of the app.
+
+Slash commands (``commands``), key actions (``actions``), the selectors' flows and the extension
+host are free functions and small classes handed the app. They do not get ``PiApp`` itself: each
+takes the narrowest of these protocols that covers what it reads or calls, so the type checker
+shows (and keeps) the boundary, and ``PiApp`` satisfies every one of them structurally.
+
+* ``Notes``: the one-line status, warning and error notes in the transcript.
+* ``SelectorHost``: notes plus the editor slot, where selectors and dialogs replace the editor
+  (R-SEL-00), and the worker a flow runs in.
+* ``SessionHost``: a slot host that also reaches the session: ``session`` (the ``AgentSession``,
+  None while starting; it lives on the agent loop, so calls go through ``bridge``) and ``settings``.
+* ``CommandHost``: everything a built-in command or key action may use (the ``/`` commands,
+  ``actions.ACTION_HANDLERS``).
+* ``HistoryHost``: what drawing stored messages into the transcript needs (``history``).
+
+Nothing here is imported at run time by the modules that use it (annotations only), so the
+protocols cost nothing at start-up.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Coroutine
+from contextlib import AbstractContextManager
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from textual.geometry import Size
+    from textual.screen import Screen
+    from textual.widget import Widget
+    from textual.worker import Worker
+
+    from pi_app.agent.types import AgentMessage
+    from pi_app.ai.types import Model
+    from pi_app.coding.agent_session import AgentSession
+    from pi_app.coding.launch import LaunchOptions
+    from pi_app.coding.settings import SettingsManager
+    from pi_app.tui.bridge.session import SessionBridge
+    from pi_app.tui.chrome.footer import Footer
+    from pi_app.tui.chrome.status import PendingArea, StatusLine
+    from pi_app.tui.commands.registry import CommandRegistry
+    from pi_app.tui.commands.user_bash import UserBashRun
+    from pi_app.tui.editor.autocomplete import PiAutocomplete
+    from pi_app.tui.editor.slot import EditorSlot
+    from pi_app.tui.editor.widget import PromptEditor
+    from pi_app.tui.extensions.host import AppExtensions
+    from pi_app.tui.input.focus import FocusLayers
+    from pi_app.tui.input.keybindings import Keybindings
+    from pi_app.tui.terminal.probe import TerminalSetup
+    from pi_app.tui.theme.themes import PiTheme, ThemeManager
+    from pi_app.tui.transcript.view import Transcript
+
+__all__ = ["CommandHost", "HistoryHost", "Notes", "SelectorHost", "SessionHost"]
+
+
+class Notes(Protocol):
+    """The transcript's one-line notes."""
+
+    def show_status(self, text: str) -> None: ...
+    def show_warning(self, text: str) -> None: ...
+    def show_error(self, text: str) -> None: ...
+
+
+class HistoryHost(Protocol):
+    """Drawing finished messages into the transcript (``history.add_message``)."""
+
+    @property
+    def transcript(self) -> Transcript: ...
+    def hint(self, action: str) -> str: ...
+    def message_renderer(self, message: Any) -> Callable[..., Any] | None: ...
+
+
+class SelectorHost(Notes, Protocol):
+    """Notes, the editor slot (selectors and dialogs in place of the editor) and workers."""
+
+    keybindings: Keybindings
+    themes: ThemeManager
+
+    @property
+    def editor(self) -> PromptEditor: ...
+    @property
+    def editor_slot(self) -> EditorSlot: ...
+    def show_in_editor_slot(self, widget: Widget, owner: str = "app") -> None: ...
+    def restore_editor(self, owner: str = "app") -> None: ...
+    def hint(self, action: str) -> str: ...
+    def run_worker(
+        self,
+        work: Coroutine[Any, Any, Any],
+        name: str | None = "",
+        group: str = "default",
+        *,
+        exit_on_error: bool = True,
+    ) -> Worker[Any]: ...
+    def call_from_thread(self, callback: Callable[..., Any], *args: Any) -> Any: ...
+
+
+class SessionHost(SelectorHost, Protocol):
+    """A slot host that also reaches the session (through ``bridge`` for anything it does)."""
+
+    session: AgentSession | None
+    settings: SettingsManager | None
+    bridge: SessionBridge
+    cwd: str
+    animations: bool
+    """Spinners move (off in tests and snapshots)."""
+    known_models: list[Model]
+    """The available models as last fetched (``actions.available_models`` keeps it)."""
+
+    @property
+    def transcript(self) -> Transcript: ...
+    @property
+    def is_working(self) -> bool: ...
+    def refresh_footer(self, *, usage: bool = True) -> None: ...
+
+
+class CommandHost(SessionHost, HistoryHost, Protocol):
+    """What a built-in slash command or a key action may use of the app."""
+
+    options: LaunchOptions
+    agent_dir: Path
+    terminal: TerminalSetup
+    autocomplete: PiAutocomplete
+    ext: AppExtensions
+    focus_layers: FocusLayers
+    local_queue: list[tuple[str, str]]
+    """Messages typed while compacting: (text, "steer" | "followUp")."""
+    interrupt_handlers: list[Callable[[], bool]]
+    user_bash: UserBashRun | None
+    compactions_ended: int
+    tools_expanded: bool
+    header_notices: list[str]
+
+    @property
+    def commands(self) -> CommandRegistry: ...
+    @property
+    def is_compacting(self) -> bool: ...
+    @property
+    def is_retrying(self) -> bool: ...
+    @property
+    def pending(self) -> PendingArea: ...
+    @property
+    def footer(self) -> Footer: ...
+    @property
+    def status_line(self) -> StatusLine: ...
+    @property
+    def size(self) -> Size: ...
+    @property
+    def screen(self) -> Screen[Any]: ...
+
+    def shutdown(self) -> None: ...
+    def action_clear(self) -> None: ...
+    def note_escape(self) -> bool: ...
+    def context_messages(self) -> list[AgentMessage]: ...
+    def rebuild_transcript(self, skip_roles: tuple[str, ...] = ()) -> None: ...
+    def refresh_pending(
+        self, steering: list[str] | None = None, follow_up: list[str] | None = None
+    ) -> None: ...
+    def clear_pending(self) -> None: ...
+    def take_queued_messages(self) -> Awaitable[list[str]]: ...
+    def restore_to_editor(self, texts: list[str]) -> None: ...
+    def refresh_header(self) -> None: ...
+    def update_title(self) -> None: ...
+    def apply_keybindings(self) -> None: ...
+    def extension_shortcuts_table(self) -> list[tuple[str, str]]: ...
+    def reload_themes(self) -> None: ...
+    def discover_new_themes(self) -> None: ...
+    def apply_theme(self, theme: PiTheme) -> None: ...
+    def switch_theme(self, name: str, *, persist: bool = True) -> str | None: ...
+    def show_summary_cost(self, label: str, usage: Any) -> None: ...
+    def open_transcript_search(self) -> None: ...
+    def copy_to_clipboard(self, text: str) -> None: ...
+    def batch_update(self) -> AbstractContextManager[None]: ...
+    def suspend(self) -> AbstractContextManager[None]: ...
+    def action_suspend_process(self) -> None: ...
+    def refresh(self, *, repaint: bool = True, layout: bool = False) -> object: ...
