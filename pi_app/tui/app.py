@@ -574,8 +574,14 @@ class PiApp(App[int], inherit_bindings=False):
         self.refresh_footer()
         self.ext.bind()
         self._send_initial_messages()
+        # the rest can wait for the frame that shows the model: run before it, the warm-ups (a few
+        # hundred ms of Python work on both threads) delayed that frame (issue 20)
+        self.call_after_refresh(self._after_ready_frame)
+
+    def _after_ready_frame(self) -> None:
         self.run_worker(self._fetch_models(), group="models", exit_on_error=False)
-        self.call_later(self._warm_up)
+        self.bridge.warm_up()
+        self._warm_up()
 
     def _show_whats_new(self, *, resumed: bool) -> None:
         """The changelog since the last seen version, once (R-FOOT-07); ``pi_app.tui.chrome.changelog``."""

@@ -98,14 +98,22 @@ class SessionBridge:
         self.session = created.session
         self.session.subscribe(lambda event: self._post(SessionEvent(event)))
         self._post(SessionReady(created))
-        # after the app has the session (model in the footer, prompts accepted): the tokenizer
-        # would otherwise delay that by its load time (issue 20)
-        self._warm_up()
+
+    def warm_up(self) -> None:
+        """Load the tokenizer on the agent thread. The footer's context estimates need it and its
+        first load takes a few hundred milliseconds: not on the UI thread at the first reply, and
+        not before the app has painted the session (model in the footer) either — the app calls
+        this after that frame (issue 20)."""
+        loop = self._loop
+        if loop is None:
+            return
+        try:
+            loop.call_soon_threadsafe(self._load_tokenizer)
+        except RuntimeError:  # the loop closed meanwhile (the app is quitting)
+            pass
 
     @staticmethod
-    def _warm_up() -> None:
-        """The footer's context estimates need the tokenizer, whose first load takes a few hundred
-        milliseconds: load it here, on the agent thread, not on the UI thread at the first reply."""
+    def _load_tokenizer() -> None:
         from pi_app.coding.compaction.estimate import using_tiktoken
 
         using_tiktoken()
