@@ -31,7 +31,7 @@ import threading
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from rich.color import ColorSystem
 from textual import on
@@ -39,6 +39,7 @@ from textual.app import App, ComposeResult
 from textual.containers import Vertical
 from textual.screen import Screen
 from textual.timer import Timer
+from textual.widget import Widget
 
 from pi_app.coding.launch import LaunchOptions, keep_startup_objects
 from pi_app.tui.bridge.session import SessionBridge, SessionCallFailed, SessionEvent, SessionReady
@@ -64,6 +65,8 @@ from pi_app.tui.transcript.view import FRAME_INTERVAL, Transcript
 
 if TYPE_CHECKING:  # built after the first frame (``commands``)
     from pi_app.tui.commands.registry import CommandRegistry
+
+_W = TypeVar("_W", bound=Widget)
 
 DOUBLE_PRESS_S = 0.5
 THINKING_BORDER_TOKENS = {
@@ -255,7 +258,8 @@ class PiApp(App[int], inherit_bindings=False):
         return None
 
     def _apply_startup_theme(self) -> None:
-        from pi_app.tui.theme.themes import SYSTEM_THEME, resolve_selection
+        from pi_app.coding.resources.themes import SYSTEM_THEME
+        from pi_app.tui.theme.themes import resolve_selection
 
         selected = resolve_selection(self.options.use_theme or self._settings_theme(), self._light_background)
         if selected == SYSTEM_THEME:  # pi 1.6.0's default: follow the terminal's background
@@ -317,11 +321,11 @@ class PiApp(App[int], inherit_bindings=False):
         stack = self._screen_stacks.get(self._current_mode) or []
         return stack[0] if stack and isinstance(stack[0], MainScreen) else None
 
-    def _query(self, selector: Any, kind: Any = None) -> Any:
+    def _query(self, kind: type[_W]) -> _W:
         screen = self.main_screen
         if screen is None:
             raise RuntimeError("the main screen is not mounted")
-        return screen.query_one(selector, kind) if kind is not None else screen.query_one(selector)
+        return screen.query_one(kind)
 
     @property
     def transcript(self) -> Transcript:
@@ -1248,7 +1252,8 @@ class PiApp(App[int], inherit_bindings=False):
     def terminal_appearance_changed(self, light: bool) -> None:
         """The terminal switched light/dark (DEC 2031): the ``system`` theme and ``light/dark``
         pairs follow it (pi 1.6.0); a theme chosen by name stays."""
-        from pi_app.tui.theme.themes import SYSTEM_THEME, resolve_selection
+        from pi_app.coding.resources.themes import SYSTEM_THEME
+        from pi_app.tui.theme.themes import resolve_selection
 
         self._light_background = light
         self.themes.light_background = light

@@ -8,6 +8,7 @@ a wrong key (R-KEY-06).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from pi_app import __version__
@@ -66,7 +67,7 @@ def build_header(app: Any) -> HeaderContent:
         summary.append((expand, "more"))
     summary = [(key, what) for key, what in summary if key]
     custom_themes = [name for name in app.themes.names() if name not in ("dark", "light")]
-    sections = [
+    sections: list[tuple[str, Sequence[str]]] = [
         ("Context", resources.context_files(app)),
         ("Skills", [getattr(s, "name", str(s)) for s in resources.skills(app)]),
         ("Prompts", [f"/{getattr(t, 'name', t)}" for t in resources.prompt_templates(app)]),

@@ -17,6 +17,7 @@ from typing import Any
 
 from rich.text import Text
 from textual.strip import Strip
+from textual.timer import Timer
 from textual.widgets import Static
 
 from pi_app.tui.editor.segments import truncate_cells
@@ -34,13 +35,13 @@ class StatusLine(Static):
 
     def __init__(self, *, animate: bool = True, id: str | None = None) -> None:
         super().__init__("", id=id, classes="-idle")
-        self.animate = animate
+        self.animations = animate  # (not ``animate``: that is Textual's method)
         self.message: str | None = None
         self.frame = 0
-        self._timer = None
+        self._timer: Timer | None = None
 
     def on_mount(self) -> None:
-        if self.animate:
+        if self.animations:
             self._timer = self.set_interval(SPINNER_INTERVAL_S, self._tick, pause=True)
 
     @property

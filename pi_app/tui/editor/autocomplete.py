@@ -20,6 +20,7 @@ returns the new lines and cursor.
 from __future__ import annotations
 
 import asyncio
+import builtins
 import os
 import subprocess
 import time
@@ -112,7 +113,7 @@ class FileLister:
         self._cache[base] = (now, entries)
         return entries
 
-    def _files(self, base: str) -> list[str]:
+    def _files(self, base: str) -> builtins.list[str]:
         from pi_app.coding.tools.search_backend import RG_COMMON_FLAGS, selected_backend, walk_files
 
         try:

@@ -23,6 +23,7 @@ Rules worth knowing before changing anything:
 from __future__ import annotations
 
 import copy
+import re
 from dataclasses import dataclass, field
 
 from rich.cells import cell_len
@@ -144,9 +145,9 @@ class EditorBuffer:
         return self.expand_markers(self.get_text())
 
     def expand_markers(self, text: str) -> str:
-        def replace(match: object) -> str:
-            number = int(match.group(1))  # type: ignore[attr-defined]
-            return self.pastes.get(number, match.group(0))  # type: ignore[attr-defined]
+        def replace(match: re.Match[str]) -> str:
+            number = int(match.group(1))
+            return self.pastes.get(number, match.group(0))
 
         return PASTE_MARKER.sub(replace, text)
 
@@ -649,11 +650,11 @@ class EditorBuffer:
             return
         renumber = {n: n - 1 for n in higher}
 
-        def replace(match: object) -> str:
-            old = int(match.group(1))  # type: ignore[attr-defined]
+        def replace(match: re.Match[str]) -> str:
+            old = int(match.group(1))
             if old not in renumber:
-                return match.group(0)  # type: ignore[attr-defined]
-            return f"[paste #{renumber[old]}{match.group(2) or ''}]"  # type: ignore[attr-defined]
+                return match.group(0)
+            return f"[paste #{renumber[old]}{match.group(2) or ''}]"
 
         for index, line in enumerate(self.lines):
             if "[paste #" not in line:

@@ -373,7 +373,9 @@ class PromptEditor(Widget, can_focus=True):
     def _request(self, action: str) -> None:
         self.post_message(self.ActionRequested(self, action))
 
-    def handle_key(self, press: KeyPress) -> None:
+    # pi's editor API (custom editors of extensions override it), not Textual's async
+    # Widget.handle_key, which never runs here: on_key stops every key event first
+    def handle_key(self, press: KeyPress) -> None:  # type: ignore[override]
         """Dispatch one normalised key in pi's order (R-KEY-05)."""
         kb = self.keybindings
         if self._jump is not None:
@@ -721,7 +723,7 @@ class PromptEditor(Widget, can_focus=True):
         if self._source() != source:
             return
         usable = result is not None and (result.items or result.kind == "command")
-        self._list = _ListState(result, mode, source=source) if usable else None
+        self._list = _ListState(result, mode, source=source) if usable and result is not None else None
         kind = result.kind if result is not None else None
         if confirm:
             self._accept(submit=kind == "command", submit_if_empty=True)

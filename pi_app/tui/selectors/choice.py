@@ -166,7 +166,7 @@ class BusyPanel(Vertical, can_focus=True):
         super().__init__(**kwargs)
         self.text = text
         self.on_interrupt = on_interrupt
-        self.animate = animate
+        self.animations = animate  # (not ``animate``: that is Textual's method)
         self._frame = 0
         self.label = Static(f"{self.FRAMES[0]} {text}")
 
@@ -174,7 +174,7 @@ class BusyPanel(Vertical, can_focus=True):
         yield self.label
 
     def on_mount(self) -> None:
-        if self.animate:
+        if self.animations:
             self.set_interval(0.08, self._tick)
 
     def _tick(self) -> None:

@@ -246,7 +246,8 @@ class SelectList(Widget, can_focus=True):
         event.prevent_default()
         self.handle_key(key_press(event))
 
-    def handle_key(self, press: KeyPress) -> None:
+    # the list's own key handler, not Textual's async Widget.handle_key (on_key stops every key first)
+    def handle_key(self, press: KeyPress) -> None:  # type: ignore[override]
         kb = self.keybindings
         model = self.model
         for action, callback in self.extra_keys.items():

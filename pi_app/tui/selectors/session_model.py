@@ -22,10 +22,13 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pi_app.tui.selectors.fuzzy import fuzzy_match
 from pi_app.tui.selectors.list_cursor import ListCursor
+
+if TYPE_CHECKING:
+    from pi_app.coding.session.listing import SessionInfo
 
 SORT_MODES = ("threaded", "recent", "relevance")
 SORT_LABELS = {"threaded": "Threaded", "recent": "Recent", "relevance": "Fuzzy"}
@@ -117,7 +120,7 @@ def match_session(info: Any, parsed: ParsedQuery, with_content: bool = True) -> 
     return score
 
 
-def _modified(info: Any) -> float:
+def _modified(info: SessionInfo) -> float:
     return info.modified.timestamp()
 
 
@@ -141,7 +144,10 @@ def thread_sessions(sessions: Sequence[Any]) -> list[SessionRow]:
     for kids in children.values():
         kids.sort(key=lambda s: newest[s.path], reverse=True)
     rows: list[SessionRow] = []
-    work = [(s, 0, i == len(children.get(None, [])) - 1, ()) for i, s in enumerate(children.get(None, []))]
+    roots = children.get(None, [])
+    work: list[tuple[Any, int, bool, tuple[bool, ...]]] = [
+        (s, 0, i == len(roots) - 1, ()) for i, s in enumerate(roots)
+    ]
     work.reverse()
     while work:
         s, depth, is_last, continues = work.pop()

@@ -302,7 +302,7 @@ class SettingsList(SelectList):
     """The settings list: Space cycles like Enter while the search is empty; after a letter it is
     part of the search (``exit output``), as in pi 1.6.0."""
 
-    def handle_key(self, press: KeyPress) -> None:
+    def handle_key(self, press: KeyPress) -> None:  # type: ignore[override]  # SelectList's, not Widget's
         if press.key_id == "space" and not self.model.query:
             item = self.model.current()
             if item is not None and self.on_select is not None:

@@ -164,7 +164,7 @@ def entry_segments(raw: dict[str, Any], tool_calls: dict[str, dict[str, Any]]) -
         text = _one_line(content_text(raw.get("content")))
         return ((f"[{raw.get('customType', '')}]: ", "customMessageLabel"), (text, None))
     if kind == "compaction":
-        tokens = raw.get("tokensBefore") if isinstance(raw.get("tokensBefore"), int) else 0
+        tokens = found if isinstance(found := raw.get("tokensBefore"), int) else 0
         return ((f"[compaction: {round(tokens / 1000)}k tokens]", "borderAccent"),)
     if kind == "branch_summary":
         return (("[branch summary]: ", "warning"), (_one_line(str(raw.get("summary") or "")), None))

@@ -34,7 +34,7 @@ import os
 import random
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from rich.color import Color
 from rich.segment import Segment
@@ -168,11 +168,14 @@ def half_block_strips(picture: Any, cols: int, rows: int, background: tuple[int,
     canvas.alpha_composite(rgba)
     small = canvas.convert("RGB").resize((cols, rows * 2), Image.Resampling.LANCZOS)
     pixels = small.load()
+    assert pixels is not None  # load() gives None only for images without pixel data
     strips: list[Strip] = []
     for row in range(rows):
         segments = []
         for col in range(cols):
-            top, bottom = pixels[col, row * 2], pixels[col, row * 2 + 1]
+            # an RGB image: each pixel is an (r, g, b) tuple
+            top = cast(tuple[int, int, int], pixels[col, row * 2])
+            bottom = cast(tuple[int, int, int], pixels[col, row * 2 + 1])
             style = Style(color=Color.from_rgb(*top), bgcolor=Color.from_rgb(*bottom))
             segments.append(Segment(UPPER_HALF, style))
         strips.append(Strip(Segment.simplify(segments), cols))

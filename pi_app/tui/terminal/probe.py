@@ -230,7 +230,7 @@ def parse_probe_replies(data: str) -> ProbeResult:
 
 def _colour_channel(hex_digits: str) -> int:
     """An X11 colour channel of 1–4 hex digits scaled to 0..255."""
-    return round(int(hex_digits, 16) * 255 / (16 ** len(hex_digits) - 1))
+    return round(int(hex_digits, 16) * 255 / ((1 << 4 * len(hex_digits)) - 1))
 
 
 def under_multiplexer(env: Mapping[str, str]) -> bool:

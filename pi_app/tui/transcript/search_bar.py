@@ -13,7 +13,7 @@ back to what had it (the editor, or a selector in the slot).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, cast
 
 from rich.cells import cell_len
 from rich.text import Text
@@ -23,6 +23,10 @@ from textual.widget import Widget
 from pi_app.tui.input.keybindings import TRANSCRIPT_SCROLL_ACTIONS, display_key
 from pi_app.tui.input.keys import key_press
 from pi_app.tui.transcript.blocks.theme import fg
+
+if TYPE_CHECKING:
+    from pi_app.tui.app import PiApp
+    from pi_app.tui.transcript.view import Transcript
 
 BAR_WIDTH = 48
 
@@ -57,11 +61,15 @@ class SearchBar(Widget, can_focus=True):
     # -- drawing --------------------------------------------------------------------------------
 
     @property
-    def _transcript(self) -> Any:
-        return self.app.transcript
+    def _pi(self) -> PiApp:
+        return cast("PiApp", self.app)
+
+    @property
+    def _transcript(self) -> Transcript:
+        return self._pi.transcript
 
     def _move_hint(self) -> str:
-        kb = self.app.keybindings
+        kb = self._pi.keybindings
         previous = kb.keys("tui.altScreen.searchPrevious")
         following = kb.keys("tui.altScreen.searchNext")
         parts = []
@@ -129,9 +137,9 @@ class SearchBar(Widget, can_focus=True):
         event.stop()
         event.prevent_default()
         press = key_press(event)
-        kb = self.app.keybindings
+        kb = self._pi.keybindings
         if kb.matches(press, "tui.altScreen.searchClose") or kb.matches(press, "app.clear"):
-            self.app.close_transcript_search()
+            self._pi.close_transcript_search()
             return
         if kb.matches(press, "tui.altScreen.searchNext"):
             self._transcript.search_step(1)
@@ -140,7 +148,7 @@ class SearchBar(Widget, can_focus=True):
         elif kb.matches(press, "tui.altScreen.search"):
             pass  # already open
         elif (action := kb.first_match(press, TRANSCRIPT_SCROLL_ACTIONS)) is not None:
-            self.app.run_action_id(action)
+            self._pi.run_action_id(action)
         elif kb.matches(press, "tui.editor.deleteCharBackward"):
             if self.query_text:
                 from pi_app.tui.editor.cursor import graphemes

@@ -11,7 +11,7 @@ The app sets them from the settings before it renders the header and the session
 
 from __future__ import annotations
 
-DEFAULTS = {"output_pad": 1, "code_block_indent": "  "}
+DEFAULTS: dict[str, int | str] = {"output_pad": 1, "code_block_indent": "  "}
 _state = dict(DEFAULTS)
 
 

@@ -212,7 +212,7 @@ class _Converter:
             return repl + post
         if repl is None and not args:
             raise _CannotDraw(name)
-        return to_text.node_to_text(node)
+        return str(to_text.node_to_text(node))
 
 
 # -- display formulas ($$…$$): fractions stacked, limits above and below ------------------------

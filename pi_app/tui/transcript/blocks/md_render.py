@@ -26,6 +26,7 @@ anything that cannot be drawn shows its source as it would without the feature.
 
 from __future__ import annotations
 
+import builtins
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -149,7 +150,7 @@ class _Renderer:
             for item in node.children
             for child in item.children
         )
-        out: list[Strip] = []
+        out: builtins.list[Strip] = []
         bullet_style = self.token("mdListBullet")
         for index, item in enumerate(node.children):
             if ordered:
@@ -169,11 +170,11 @@ class _Renderer:
         return out
 
     def _item_body(
-        self, children: list[Any], width: int, indent: int, tight: bool
-    ) -> list[tuple[Strip, int]]:
+        self, children: builtins.list[Any], width: int, indent: int, tight: bool
+    ) -> builtins.list[tuple[Strip, int]]:
         """A list item's lines, each with its indent: the marker's width for the item's own text,
         ``NESTED_LIST_INDENT`` for a list inside it (as pi 1.6.0 draws nested lists)."""
-        lines: list[tuple[Strip, int]] = []
+        lines: builtins.list[tuple[Strip, int]] = []
         for child in children:
             nested = child.type in ("bullet_list", "ordered_list")
             pad = max(NESTED_LIST_INDENT, indent) if nested else indent
@@ -185,7 +186,7 @@ class _Renderer:
             lines.extend((strip, pad) for strip in rendered)
         return lines
 
-    def quote(self, node: Any, width: int) -> list[Strip]:
+    def quote(self, node: Any, width: int) -> builtins.list[Strip]:
         saved = self.base
         self.base = saved + fg(self.theme, "mdQuote")
         try:
@@ -195,7 +196,7 @@ class _Renderer:
         border = Strip([Segment("│ ", self.token("mdQuoteBorder"))])
         return [Strip.join([border, strip]) for strip in body]
 
-    def code(self, node: Any, width: int) -> list[Strip]:
+    def code(self, node: Any, width: int) -> builtins.list[Strip]:
         border = self.token("mdCodeBlockBorder")
         language = (node.info or "").strip().split(" ")[0] if node.type == "fence" else ""
         content = node.content[:-1] if node.content.endswith("\n") else node.content
@@ -225,7 +226,7 @@ class _Renderer:
             out.append(Strip([Segment(fence, border)]).crop(0, width))
         return out
 
-    def diagram(self, source: str, width: int) -> list[Strip] | None:
+    def diagram(self, source: str, width: int) -> builtins.list[Strip] | None:
         from pi_app.tui.transcript.blocks.diagrams import draw_mermaid, is_line_char
 
         lines = draw_mermaid(source, max(1, width - 2))
@@ -233,9 +234,9 @@ class _Renderer:
             return None
         line_style, label_style = self.token("dim") + Style(dim=True), self.token("text")
         pad = Strip.blank(2)
-        out: list[Strip] = []
+        out: builtins.list[Strip] = []
         for line in lines:
-            segments: list[Segment] = []
+            segments: builtins.list[Segment] = []
             for char in line:
                 style = line_style if is_line_char(char) else label_style
                 if segments and segments[-1].style == style:
@@ -245,7 +246,7 @@ class _Renderer:
             out.append(Strip.join([pad, Strip(segments)]))
         return out
 
-    def math_block(self, node: Any, width: int) -> list[Strip]:
+    def math_block(self, node: Any, width: int) -> builtins.list[Strip]:
         source = node.content.strip("\n")
         if self.drawings.math:
             from pi_app.tui.transcript.blocks.math_text import latex_to_lines, latex_to_unicode
@@ -273,12 +274,12 @@ class _Renderer:
         closing = self.source[last - 1].strip()
         return closing.startswith(fence[0] * len(fence)) and not closing.strip(fence[0])
 
-    def table(self, node: Any, width: int) -> list[Strip]:
+    def table(self, node: Any, width: int) -> builtins.list[Strip]:
         table = Table(
             box=box.SQUARE, show_edge=True, show_lines=True, pad_edge=True, border_style=self.token("mdHr")
         )
-        rows: list[list[Text]] = []
-        header: list[Text] = []
+        rows: builtins.list[builtins.list[Text]] = []
+        header: builtins.list[Text] = []
         for section in node.children:
             for row in section.children:
                 cells = [self.inline(cell.children[0] if cell.children else None) for cell in row.children]
@@ -301,7 +302,7 @@ class _Renderer:
         self._inline_children(node.children, style or self.token("text"), out)
         return out
 
-    def _inline_children(self, nodes: list[Any], style: Style, out: Text) -> None:
+    def _inline_children(self, nodes: builtins.list[Any], style: Style, out: Text) -> None:
         for node in nodes:
             kind = node.type
             if kind == "text":
