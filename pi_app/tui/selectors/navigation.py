@@ -25,7 +25,7 @@ from pi_app.tui.commands.registry import CommandRegistry, SlashCommand
 from pi_app.tui.selectors.choice import BusyPanel, ChoiceSelector, TextPrompt
 from pi_app.tui.selectors.file_restore import offer_file_restore
 from pi_app.tui.selectors.fork import ForkCandidate, ForkSelector
-from pi_app.tui.selectors.sessions import SessionPicker
+from pi_app.tui.selectors.sessions import Renamer, SessionPicker
 from pi_app.tui.selectors.slot import ask
 from pi_app.tui.selectors.tree import TreeNavigator
 
@@ -267,7 +267,7 @@ def session_picker(
     cwd: str,
     session_dir: str | None,
     current_path: str | None,
-    rename: Callable[[str, str], Awaitable[None]] | None,
+    rename: Renamer | None,
     **kwargs: Any,
 ) -> SessionPicker:
     """The picker over ``cwd``'s sessions (Tab: every project's); message text is searched through
