@@ -3,8 +3,9 @@
 Lists the models whose provider has credentials (API key flag, ``auth.json``, environment or
 ``models.json``), sorted by provider then id — the same set the model selector and RPC
 ``get_available_models`` offer; ids are ordered as pi 1.6.0 orders them (its locale comparison:
-symbols before digits before letters, case ignored until a tie). With a search term, a model is kept when every character of the
-term appears in order in ``provider/id`` (case-insensitive), as pi's fuzzy filter does.
+symbols before digits before letters, case ignored until a tie). With a search term, a model is
+kept when ``<provider>/<id>`` matches each word of it as in every picker (``pi_app.coding.fuzzy``):
+``openai/gpt``, ``gpt openai`` and ``4ogpt`` all find ``openai/gpt-4o``, as in pi 1.6.0.
 
 Columns: provider, model, context window, max output, thinking, images. Token counts are shown
 compactly (``128K``, ``1M``). Output goes to stdout; exit 0 even when nothing matches.
@@ -15,6 +16,8 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 from typing import Any
+
+from pi_app.coding.fuzzy import fuzzy_score
 
 HEADERS = ("provider", "model", "context", "max-out", "thinking", "images")
 
@@ -48,24 +51,10 @@ def locale_sort_key(text: str) -> tuple[list[tuple[int, int]], list[int]]:
     return primary, [0 if char.islower() else 1 for char in text]
 
 
-def fuzzy_match(term: str, text: str) -> bool:
-    """Every character of ``term`` occurs in ``text`` in order (case-insensitive); spaces are ignored."""
-    haystack = text.lower()
-    position = 0
-    for char in term.lower():
-        if char.isspace():
-            continue
-        position = haystack.find(char, position)
-        if position < 0:
-            return False
-        position += 1
-    return True
-
-
 def model_rows(models: Sequence[Any], search: str | None = None) -> list[tuple[str, ...]]:
     rows: list[tuple[str, ...]] = []
     for model in sorted(models, key=lambda m: (locale_sort_key(m.provider), locale_sort_key(m.id))):
-        if search and not fuzzy_match(search, f"{model.provider}/{model.id}"):
+        if search and fuzzy_score(search, f"{model.provider}/{model.id}") is None:
             continue
         rows.append(
             (

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from pi_app.coding.fuzzy import fuzzy_filter, fuzzy_score
 from pi_app.coding.resources.themes import THEME_TOKENS, load_theme_file
-from pi_app.tui.fuzzy import fuzzy_filter, fuzzy_score
 from pi_app.tui.input.keybindings import ACTIONS, Keybindings, display_key, load_defaults, parse_overrides
 from pi_app.tui.input.keys import normalize
 from pi_app.tui.theme.themes import ThemeManager, build_pi_theme, builtin_theme_path, textual_theme

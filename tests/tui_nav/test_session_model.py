@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+from pi_app.coding.fuzzy import fuzzy_match
 from pi_app.coding.session.listing import SessionInfo
-from pi_app.tui.selectors.fuzzy import fuzzy_match
 from pi_app.tui.selectors.session_model import SessionPickerModel, format_age, parse_query
 
 BASE = datetime(2026, 11, 1, tzinfo=UTC)

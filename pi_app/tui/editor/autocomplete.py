@@ -28,7 +28,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pi_app.tui.fuzzy import fuzzy_filter
+from pi_app.coding.fuzzy import fuzzy_filter
 
 MAX_FILE_RESULTS = 100
 MAX_FILE_SUGGESTIONS = 20

@@ -119,8 +119,8 @@ async def model_command(app: SessionHost, args: str) -> None:
 
 def model_argument_completions(app: SessionHost) -> Callable[[str], list[AutocompleteItem] | None]:
     """``/model <tab>``: models fuzzy-matched against ``<id> <provider>`` (R-AC-04)."""
+    from pi_app.coding.fuzzy import fuzzy_filter
     from pi_app.tui.editor.autocomplete import AutocompleteItem
-    from pi_app.tui.fuzzy import fuzzy_filter
 
     def complete(argument: str) -> list[AutocompleteItem] | None:
         models = list(app.known_models)

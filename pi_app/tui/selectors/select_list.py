@@ -25,8 +25,8 @@ from textual.geometry import Size
 from textual.strip import Strip
 from textual.widget import Widget
 
+from pi_app.coding.fuzzy import fuzzy_filter
 from pi_app.tui.editor.segments import truncate_cells
-from pi_app.tui.fuzzy import fuzzy_filter
 from pi_app.tui.input.keybindings import Keybindings
 from pi_app.tui.input.keys import KeyPress, key_press
 from pi_app.tui.transcript.blocks.theme import FALLBACK_DARK, BlockTheme, bg, fg

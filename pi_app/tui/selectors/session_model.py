@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from pi_app.tui.selectors.fuzzy import fuzzy_match
+from pi_app.coding.fuzzy import fuzzy_match
 from pi_app.tui.selectors.list_cursor import ListCursor
 
 if TYPE_CHECKING:

@@ -123,7 +123,7 @@ async def thinking_command(app: SessionHost, args: str) -> None:
 
 def thinking_argument_completions(app: SessionHost) -> Callable[[str], list[AutocompleteItem] | None]:
     """``/thinking <tab>``: the current model's levels, fuzzy-matched."""
-    from pi_app.tui.fuzzy import fuzzy_filter
+    from pi_app.coding.fuzzy import fuzzy_filter
 
     def complete(argument: str) -> list[AutocompleteItem] | None:
         if app.session is None:
