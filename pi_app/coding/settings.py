@@ -39,6 +39,7 @@ from pydantic.alias_generators import to_camel
 
 from pi_app.coding import paths
 from pi_app.coding.filelock import LockTimeout, atomic_write, file_lock
+from pi_app.coding.settings_files import SettingsParseError, parse_json_object, read_json_object
 
 if TYPE_CHECKING:
     from pydantic_settings import BaseSettings
@@ -251,37 +252,6 @@ def migrate_settings(data: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-class SettingsParseError(ValueError):
-    pass
-
-
-def _read_json_object(path: Path) -> dict[str, Any] | None:
-    """The object in ``path``; None when missing; SettingsParseError when unreadable."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return None
-    except OSError as exc:
-        raise SettingsParseError(exc.strerror or str(exc)) from exc
-    except UnicodeDecodeError as exc:
-        raise SettingsParseError(f"not valid UTF-8 ({exc.reason} at byte {exc.start})") from exc
-    return _parse_json_object(text)
-
-
-def _parse_json_object(text: str | None) -> dict[str, Any] | None:
-    if text is None:
-        return None
-    if not text.strip():
-        return {}
-    try:
-        data = json.loads(text)
-    except (ValueError, RecursionError) as exc:  # RecursionError: absurdly deep nesting
-        raise SettingsParseError(str(exc)) from exc
-    if not isinstance(data, dict):
-        raise SettingsParseError("the file does not contain a JSON object")
-    return data
-
-
 class SettingsStorage(Protocol):
     """Where a host keeps settings text (spec 70 R-SEAM-04). ``with_lock`` calls ``fn`` with the
     scope's current text (None when there is none) while holding the scope's lock, and stores what
@@ -369,9 +339,9 @@ class SettingsManager:
         if self.storage is not None:
             seen: list[str | None] = []
             self.storage.with_lock(scope, lambda current: seen.append(current))
-            return _parse_json_object(seen[0] if seen else None)
+            return parse_json_object(seen[0] if seen else None)
         path = self._path(scope)
-        return _read_json_object(path) if path is not None else None
+        return read_json_object(path) if path is not None else None
 
     def _scope_name(self, scope: Scope) -> str:
         path = self._path(scope)
@@ -497,7 +467,7 @@ class SettingsManager:
             try:
                 with file_lock(path):
                     try:
-                        on_disk = _read_json_object(path) or {}
+                        on_disk = read_json_object(path) or {}
                     except SettingsParseError as exc:
                         self._broken.add(scope)
                         self._note(f"Could not parse {_display(path)}: {exc}; it was not overwritten")
@@ -518,7 +488,7 @@ class SettingsManager:
 
         def update(current: str | None) -> str | None:
             try:
-                stored = _parse_json_object(current) or {}
+                stored = parse_json_object(current) or {}
             except SettingsParseError as exc:
                 self._broken.add(scope)
                 self._note(f"Could not parse {self._scope_name(scope)}: {exc}; it was not overwritten")

@@ -246,22 +246,21 @@ class PiApp(App[int], inherit_bindings=False):
         self.themes.add_specs(spec for spec in found if spec.name not in known)
 
     def _settings_theme(self) -> str | None:
-        import json
+        """The ``theme`` setting: the session's settings manager's once it exists; before that the
+        same files read as the manager reads them (``startup_theme``, which the first frame uses)."""
+        if self.settings is not None:
+            return self.settings.get_theme() or None
+        from pi_app.coding.settings_files import startup_theme
 
-        for path in (Path(self.cwd) / ".pi" / "settings.json", self.agent_dir / "settings.json"):
-            try:
-                value = json.loads(path.read_text(encoding="utf-8")).get("theme")
-            except (OSError, ValueError, AttributeError, RecursionError):
-                continue
-            if isinstance(value, str) and value:
-                return value
-        return None
+        return startup_theme(self.cwd, self.agent_dir)
 
     def _apply_startup_theme(self) -> None:
         from pi_app.coding.resources.themes import SYSTEM_THEME
+        from pi_app.coding.settings_files import startup_theme
         from pi_app.tui.theme.themes import resolve_selection
 
-        selected = resolve_selection(self.options.use_theme or self._settings_theme(), self._light_background)
+        setting = self.options.use_theme or startup_theme(self.cwd, self.agent_dir)
+        selected = resolve_selection(setting, self._light_background)
         if selected == SYSTEM_THEME:  # pi 1.6.0's default: follow the terminal's background
             selected = None
         self._unresolved_theme: str | None = None

@@ -163,9 +163,9 @@ async def test_the_system_theme_follows_a_live_appearance_change(
 
     agent = tmp_path / "agent"
     agent.mkdir()
-    if setting is not None:
+    if setting is not None:  # the file for the first frame, the session's settings manager after
         (agent / "settings.json").write_text(json.dumps({"theme": setting}))
-    app, _ = make_app(tmp_path, agent_dir=agent)
+    app, _ = make_app(tmp_path, agent_dir=agent, settings={"theme": setting} if setting else None)
     async with app.run_test(size=(80, 24)) as pilot:
         await started(pilot, app)
         assert app.themes.current.name == "dark"
