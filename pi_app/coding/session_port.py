@@ -105,10 +105,11 @@ class SessionSnapshot:
     """What a shell may show of the session, all taken at one moment on the session's loop.
 
     ``seq`` grows by one with each snapshot the session builds: a shell keeps the newest it has
-    seen and ignores an older one that arrives late.
+    seen and ignores an older one that arrives late. Equality ignores it: two snapshots are equal
+    when they show the same.
     """
 
-    seq: int = 0
+    seq: int = field(default=0, compare=False)
     session_id: str = ""
     session_file: str | None = None
     session_name: str | None = None

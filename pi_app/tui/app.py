@@ -6,9 +6,14 @@ editor slot (the prompt editor, or a selector/dialog that temporarily replaces i
 widgets below, and the footer.
 
 Threads (decision D-13): the ``AgentSession`` runs on its own asyncio loop in a worker thread
-(``session_bridge``). Its events arrive here as ``SessionEvent`` messages; the app calls in with
+(``bridge.session``). Each of its events arrives here as its own typed message
+(``bridge.messages``), each batch followed by the ``SessionSnapshot`` taken with it; the app
+routes each message, in arrival order, to the part that owns it: ``TranscriptFeed`` (messages,
+tools), ``RunStatus`` (run, compaction, retry), the ``Footer`` and the pending area (the
+snapshot). One queue, so the parts never show two different moments. The app calls in with
 ``bridge.call`` (fire and forget), ``bridge.request`` (await a result) or ``bridge.call_soon``
-(abort, queue changes). Typing and painting never wait for the agent, a tool, or the network.
+(abort, queue changes); it never reads the session's entries, usage or queues itself. Typing and
+painting never wait for the agent, a tool, or the network.
 
 Keys: the editor turns every key into a pi action through the effective keybindings and posts app
 actions here (``PromptEditor.ActionRequested``); the Textual defaults that clash with pi's keys
@@ -24,7 +29,6 @@ go back into the editor. A ``!`` command submitted then stays in the editor with
 from __future__ import annotations
 
 import inspect
-import math
 import os
 import sys
 import threading
@@ -38,12 +42,33 @@ from textual import on
 from textual.app import App, ComposeResult
 from textual.containers import Vertical
 from textual.screen import Screen
-from textual.timer import Timer
 from textual.widget import Widget
 
 from pi_app.coding.launch import LaunchOptions, keep_startup_objects
-from pi_app.tui.bridge.session import SessionBridge, SessionCallFailed, SessionEvent, SessionReady
+from pi_app.coding.session_port import SessionSnapshot
+from pi_app.tui.bridge.messages import (
+    AgentEnded,
+    AgentStarted,
+    CompactionEnded,
+    CompactionStarted,
+    MessageEnded,
+    MessageStarted,
+    MessageUpdated,
+    RetryEnded,
+    RetryStarted,
+    SessionCallFailed,
+    SessionInfoChanged,
+    SessionMessage,
+    SessionReady,
+    SnapshotPublished,
+    ThinkingLevelChanged,
+    ToolEnded,
+    ToolStarted,
+    ToolUpdated,
+)
+from pi_app.tui.bridge.session import SessionBridge
 from pi_app.tui.chrome.footer import Footer
+from pi_app.tui.chrome.run_status import RunStatus
 from pi_app.tui.chrome.status import PendingArea, StatusLine
 from pi_app.tui.editor.autocomplete import CommandInfo, PiAutocomplete
 from pi_app.tui.editor.slot import EditorSlot
@@ -61,10 +86,13 @@ from pi_app.tui.theme.themes import (
     theme_variables,
 )
 from pi_app.tui.transcript.blocks.startup import HeaderContent, StartupHeaderBlock
-from pi_app.tui.transcript.view import FRAME_INTERVAL, Transcript
+from pi_app.tui.transcript.view import Transcript
 
-if TYPE_CHECKING:  # built after the first frame (``commands``)
+if TYPE_CHECKING:  # built after the first frame (``commands``, the feed)
+    from pi_app.coding.agent_session import AgentSession
+    from pi_app.coding.settings import SettingsManager
     from pi_app.tui.commands.registry import CommandRegistry
+    from pi_app.tui.transcript.feed import TranscriptFeed
 
 _W = TypeVar("_W", bound=Widget)
 
@@ -141,16 +169,20 @@ class PiApp(App[int], inherit_bindings=False):
         self._apply_startup_theme()
         super().__init__()
         self._factory = session_factory or self._default_factory
-        self.bridge = SessionBridge(self.post_message, self._factory)
-        self.session: Any = None
-        self.settings: Any = None
+        self.bridge = SessionBridge(
+            self.post_message, self._factory, on_snapshot=self._adopt_snapshot, run_on_ui=self._start_ui_flow
+        )
+        self.session: AgentSession | None = None
+        """The session, once built: for calls through ``bridge``; its state is read from ``snapshot``."""
+        self.settings: SettingsManager | None = None
+        self.snapshot = SessionSnapshot()
+        """What the app shows of the session: the newest snapshot the bridge delivered."""
+        self.run_status = RunStatus(lambda: self.status_line, self)
+        """The status part: working, compacting, retrying (``chrome.run_status``)."""
+        self._feed: TranscriptFeed | None = None
         self._commands: CommandRegistry | None = None
         self.autocomplete = PiAutocomplete(self.cwd, self._command_infos)
         self._initial_messages_sent = False
-        self._working = False
-        self._compacting: str | None = None
-        self._retrying = False
-        self._retry_countdown: Timer | None = None
         self._last_clear = 0.0
         self._last_escape = 0.0
         self._shutting_down = False
@@ -158,16 +190,15 @@ class PiApp(App[int], inherit_bindings=False):
         """Printed on the normal screen after a user's quit (the conversation and how to resume)."""
         self.header_notices: list[str] = []
         """One-line notices under the start-up header (the condensed changelog)."""
-        self._footer_timer: Timer | None = None
         self.local_queue: list[tuple[str, str]] = []
         """Messages typed while compacting: (text, "steer" | "followUp")."""
         self.tools_expanded = False
+        self._shutdown_requested = False
+        """An extension asked to quit while a run was on: quit when it ends."""
         self.interrupt_handlers: list[Callable[[], bool]] = []
         """Handlers that get Escape first (loaders, branch summaries); True means handled."""
-        self.working_message: str | None = None
         self.user_bash: Any = None
         """The running (or last) user ``!`` command (``user_bash.UserBashRun``)."""
-        self.compactions_ended = 0
         self.known_models: list[Any] = []
         """The available models as last fetched (``/model`` argument completion reads it)."""
         self.extension_shortcuts: dict[str, tuple[str, Callable[[], Any]]] = {}
@@ -215,6 +246,21 @@ class PiApp(App[int], inherit_bindings=False):
             self.show_warning(text)
         else:
             self.call_from_thread(self.show_warning, text)
+
+    def _start_ui_flow(self, start: Callable[[], Awaitable[None]]) -> None:
+        """The bridge's ``ask_user``: start a question's flow in a worker, from the agent thread."""
+        self.call_from_thread(lambda: self.run_worker(start(), group="ask-user", exit_on_error=False))
+
+    def run_in_background(self, work: Awaitable[None], group: str) -> None:
+        self.run_worker(work, group=group, exit_on_error=False)
+
+    async def edit_preview(self, arguments: dict[str, Any]) -> Any:
+        """The diff an edit with ``arguments`` would make, computed on the agent loop."""
+        from pi_app.coding.tools.edit import compute_edits_diff
+
+        return await self.bridge.request(
+            lambda s: compute_edits_diff(arguments["path"], list(arguments["edits"]), s.cwd)
+        )
 
     def _load_themes(self) -> ThemeManager:
         from pi_app.coding.resources.themes import ThemeError, load_theme_file
@@ -377,8 +423,9 @@ class PiApp(App[int], inherit_bindings=False):
         """The first key of ``action`` as pi writes it in hints (``ctrl+o``)."""
         return self.keybindings.hint(action)
 
-    def rebuild_transcript(self, skip_roles: tuple[str, ...] = ()) -> None:
-        """Clear the transcript and render the session's current context again (R-TR-10)."""
+    def rebuild_transcript(self, skip_roles: tuple[str, ...] = (), messages: list[Any] | None = None) -> None:
+        """Clear the transcript and render the session's current context again (R-TR-10);
+        ``messages``: that context, when the bridge already read it on the agent loop."""
         from pi_app.tui.transcript.history import render_session_history
 
         self.ext.check_generation()
@@ -387,21 +434,21 @@ class PiApp(App[int], inherit_bindings=False):
         transcript.clear_blocks()
         self._add_header()
         if self.session is not None:
-            messages = [m for m in self.context_messages() if getattr(m, "role", None) not in skip_roles]
-            render_session_history(self, messages)
-        if streaming is not None and self._working:
+            context = self.context_messages() if messages is None else messages
+            render_session_history(self, [m for m in context if getattr(m, "role", None) not in skip_roles])
+        if streaming is not None and self.is_working:
             transcript.append_block(streaming)
             transcript.streaming = streaming
 
     def context_messages(self) -> list[Any]:
+        """The session's current context (empty while it starts)."""
         session = self.session
-        manager = getattr(session, "session_manager", None)
-        if manager is not None and hasattr(manager, "build_session_context"):
-            try:
-                return list(manager.build_session_context().messages)
-            except Exception:  # a broken file still shows what the agent has in memory
-                pass
-        return list(session.messages)
+        if session is None:
+            return []
+        try:
+            return list(session.session_manager.build_session_context().messages)
+        except Exception:  # a broken file still shows what the agent has in memory
+            return list(session.messages)
 
     def shutdown(self) -> None:
         """Leave the app (idempotent; R-TUI-11). Extensions hear ``session_shutdown`` first."""
@@ -552,7 +599,11 @@ class PiApp(App[int], inherit_bindings=False):
                 self.restore_to_editor(early)
             return
         self.session = message.created.session
-        self.settings = getattr(self.session, "settings_manager", None)
+        self.settings = self.session.settings_manager
+        self._adopt_snapshot(message.snapshot)
+        from pi_app.tui.transcript.feed import TranscriptFeed
+
+        self._feed = TranscriptFeed(lambda: self.transcript, self)
         self._adopt_loader_themes()
         self._apply_settings()
         self._add_header()
@@ -569,7 +620,7 @@ class PiApp(App[int], inherit_bindings=False):
         for m in messages:
             if getattr(m, "role", None) == "user":
                 self.editor.add_to_history(message_text(m))
-        if self.session.model is None:
+        if not self.snapshot.has_model:
             self.transcript.add_note(
                 f"{self.session.no_model_message.rstrip('.')}, or sign in with /login.", "warning"
             )
@@ -617,7 +668,7 @@ class PiApp(App[int], inherit_bindings=False):
             await available_models(self)
         except Exception:
             return
-        self.refresh_footer(usage=False)  # "(provider) model" once several providers are known
+        self.refresh_footer()  # "(provider) model" once several providers are known
 
     def _apply_settings(self) -> None:
         settings = self.settings
@@ -637,7 +688,7 @@ class PiApp(App[int], inherit_bindings=False):
             set_mermaid_mode(settings.get_mermaid_mode())
         if hasattr(settings, "get_show_terminal_progress"):
             self.terminal.show_progress = bool(settings.get_show_terminal_progress())
-            self.terminal.set_busy(self._working)
+            self.terminal.set_busy(self.is_working)
         self.apply_hyperlinks()
         from pi_app.tui.transcript.blocks import layout
 
@@ -649,7 +700,7 @@ class PiApp(App[int], inherit_bindings=False):
 
     def apply_hyperlinks(self) -> None:
         """Decide on OSC 8 links (``hyperlinks``; tmux is asked in a thread) and redraw if it changed."""
-        setting = self.settings.get_hyperlinks() if hasattr(self.settings, "get_hyperlinks") else "auto"
+        setting = self.settings.get_hyperlinks() if self.settings is not None else "auto"
         capabilities = self.terminal.capabilities
 
         def decide() -> None:
@@ -688,7 +739,7 @@ class PiApp(App[int], inherit_bindings=False):
             if text is not None:
                 prompts = [(text, images or None), *((item, None) for item in self.options.messages[1:])]
         early = self._take_early_prompts()
-        if early and self.session.model is None:  # the no-model warning is on screen; nothing is lost
+        if early and not self.snapshot.has_model:  # the no-model warning is on screen; nothing is lost
             self.restore_to_editor(early)
             early = []
         prompts += [(item, None) for item in early]
@@ -730,141 +781,162 @@ class PiApp(App[int], inherit_bindings=False):
             return
         self.show_error(message.error)
 
-    @on(SessionEvent)
-    def _session_event(self, message: SessionEvent) -> None:
-        from pi_app.tui.bridge.events import handle_session_event
+    # the bridge's messages, routed in arrival order to the part that owns each (one queue: the
+    # parts never show two different moments of the session)
 
-        if not self.has_screen:
+    @property
+    def feed(self) -> TranscriptFeed:
+        """The transcript part (``transcript.feed``); it exists once the session is ready."""
+        assert self._feed is not None, "session messages arrive only after SessionReady"
+        return self._feed
+
+    def _live(self, message: SessionMessage) -> bool:
+        """Deliver ``message``? Not once the screens are closed (late messages are dropped)."""
+        return self.has_screen and self._feed is not None
+
+    @on(AgentStarted)
+    def _agent_started(self, message: AgentStarted) -> None:
+        if self._live(message):
+            self.run_status.set_working(True)
+
+    @on(AgentEnded)
+    def _agent_ended(self, message: AgentEnded) -> None:
+        if not self._live(message):
             return
+        self.feed.agent_ended(message)
+        self.run_status.set_working(False)
+        self.after_agent_end()
 
-        self.event_time = message.at
-        handle_session_event(self, message.event)
-        if message.event.type != "message_update":
-            self.refresh_footer()
-        elif self._footer_timer is None:
-            # a streamed delta: the context figure follows once per frame, like the transcript
-            # (R-TUI-05); per delta it cost more than the transcript itself
-            self._footer_timer = self.set_timer(FRAME_INTERVAL, self._refresh_footer_after_delta)
+    @on(MessageStarted)
+    def _message_started(self, message: MessageStarted) -> None:
+        if self._live(message):
+            self.feed.message_started(message)
 
-    def _refresh_footer_after_delta(self) -> None:
-        self._footer_timer = None
+    @on(MessageUpdated)
+    def _message_updated(self, message: MessageUpdated) -> None:
+        if self._live(message):
+            self.feed.message_updated(message)
+
+    @on(MessageEnded)
+    def _message_ended(self, message: MessageEnded) -> None:
+        if self._live(message):
+            self.feed.message_ended(message)
+
+    @on(ToolStarted)
+    def _tool_started(self, message: ToolStarted) -> None:
+        if self._live(message):
+            self.feed.tool_started(message)
+
+    @on(ToolUpdated)
+    def _tool_updated(self, message: ToolUpdated) -> None:
+        if self._live(message):
+            self.feed.tool_updated(message)
+
+    @on(ToolEnded)
+    def _tool_ended(self, message: ToolEnded) -> None:
+        if self._live(message):
+            self.feed.tool_ended(message)
+
+    @on(CompactionStarted)
+    def _compaction_started(self, message: CompactionStarted) -> None:
+        if self._live(message):
+            self.run_status.compaction_started(message.event.reason)
+
+    @on(CompactionEnded)
+    def _compaction_ended(self, message: CompactionEnded) -> None:
+        if self._live(message):
+            self.run_status.compaction_ended()
+            self.compaction_ended(message)
+
+    @on(RetryStarted)
+    def _retry_started(self, message: RetryStarted) -> None:
+        if self._live(message):
+            self.run_status.retry_started(message)
+
+    @on(RetryEnded)
+    def _retry_ended(self, message: RetryEnded) -> None:
+        if self._live(message):
+            self.run_status.retry_ended(message)
+
+    @on(ThinkingLevelChanged)
+    @on(SessionInfoChanged)
+    def _shown_state_changed(self, message: ThinkingLevelChanged | SessionInfoChanged) -> None:
+        if self._live(message):
+            self._adopt_snapshot(message.snapshot)
+
+    @on(SnapshotPublished)
+    def _snapshot_published(self, message: SnapshotPublished) -> None:
         if self.has_screen:
-            self.refresh_footer(usage=False)
+            self._adopt_snapshot(message.snapshot)
+
+    def _adopt_snapshot(self, snapshot: SessionSnapshot) -> None:
+        """Show ``snapshot`` (footer, pending area, editor border, title) unless a newer one is shown."""
+        if snapshot.seq < self.snapshot.seq:
+            return  # a request's snapshot overtook the batch this one came with
+        changed = snapshot != self.snapshot
+        self.snapshot = snapshot
+        if changed and self.has_screen:
+            self.refresh_footer()
+            self.refresh_pending()
+            self.update_title()
+
+    # -- the status part's state, as commands and extensions read it ------------------------------
 
     def set_working(self, working: bool) -> None:
-        self._working = working
-        self.terminal.set_busy(working)
-        if working:
-            message = self.working_message or f"Working... ({self.hint('app.interrupt')} to interrupt)"
-            self.status_line.show(message)
-        elif self._compacting is None and not self._retrying:
-            self.status_line.hide()
+        self.run_status.set_working(working)
+
+    def set_terminal_busy(self, busy: bool) -> None:
+        self.terminal.set_busy(busy)
 
     @property
     def is_working(self) -> bool:
-        return self._working
+        return self.run_status.working
 
     @property
     def is_compacting(self) -> bool:
-        return self._compacting is not None
+        return self.run_status.compacting is not None
 
     @property
     def is_retrying(self) -> bool:
-        return self._retrying
+        return self.run_status.retrying
 
-    def refresh_footer(self, *, usage: bool = True) -> None:
-        """Recompute the footer (every event; the usage sums only when ``usage``)."""
+    @property
+    def working_message(self) -> str | None:
+        return self.run_status.working_message
 
-        session = self.session
-        if session is None:
+    @working_message.setter
+    def working_message(self, message: str | None) -> None:
+        self.run_status.working_message = message
+
+    @property
+    def compactions_ended(self) -> int:
+        return self.run_status.compactions_ended
+
+    def refresh_footer(self) -> None:
+        """Show the newest snapshot in the footer and the editor border (what the app knows
+        itself: whether several providers have models)."""
+        if self.session is None:
             return
-        state = self.footer.state
-        model = session.model
-        state.model_id = model.id if model is not None else None
-        state.provider = model.provider if model is not None else None
-        state.reasoning = bool(getattr(model, "reasoning", False))
-        state.thinking_level = session.thinking_level
-        state.session_name = session.session_name
-        state.save_error = getattr(session, "save_error", None)
-        state.show_provider = len({m.provider for m in self.known_models}) > 1
-        if usage:
-            state.usage = self._usage_totals()
-            registry = getattr(session, "model_registry", None)
-            try:
-                state.subscription = bool(
-                    model is not None and registry is not None and registry.is_using_oauth(model)
-                )
-            except Exception:
-                state.subscription = False
-        state.context_window = getattr(model, "context_window", 0) or 0
-        try:
-            context = session.get_context_usage() if hasattr(session, "get_context_usage") else None
-        except Exception:
-            context = None
-        state.context_tokens = context.tokens if context is not None else 0
-        if context is not None:
-            state.context_window = context.context_window
-        if self.settings is not None and hasattr(self.settings, "get_compaction_enabled"):
-            state.auto_compact = bool(self.settings.get_compaction_enabled())
-        self.footer.repaint()
+        show_provider = len({m.provider for m in self.known_models}) > 1
+        self.footer.show_snapshot(self.snapshot, show_provider=show_provider)
         self.editor.set_border_token(self.thinking_border_token())
 
-    def _usage_totals(self) -> Any:
-        """The footer's totals over every recorded message, summed incrementally: the session
-        file only grows, so after the first refresh only the entries added since are read (this
-        ran over the whole history on every event; issue 20)."""
-        import copy
-
-        from pi_app.tui.chrome.footer import sum_usage
-
-        manager = getattr(self.session, "session_manager", None)
-        try:
-            entries = manager.get_entries() if manager is not None else None
-        except Exception:
-            entries = None
-        if entries is None:
-            return sum_usage(list(self.session.messages))
-        cached = getattr(self, "_usage_cache", None)
-        if (
-            cached is not None
-            and cached[0] is manager
-            and cached[1] <= len(entries)
-            and (cached[1] == 0 or entries[cached[1] - 1] is cached[2])
-        ):
-            start, total = cached[1], copy.copy(cached[3])
-        else:
-            start, total = 0, None
-        added = [e.message for e in entries[start:] if getattr(e, "message", None) is not None]
-        total = sum_usage(added, total)
-        self._usage_cache = (manager, len(entries), entries[-1] if entries else None, copy.copy(total))
-        return total
-
     def thinking_border_token(self) -> str:
-        session = self.session
-        if session is None or session.model is None or not getattr(session.model, "reasoning", False):
+        snapshot = self.snapshot
+        if not snapshot.has_model or not snapshot.reasoning:
             return "thinkingOff"
-        return THINKING_BORDER_TOKENS.get(session.thinking_level, "thinkingOff")
+        return THINKING_BORDER_TOKENS.get(snapshot.thinking_level, "thinkingOff")
 
     def update_title(self) -> None:
-        name = getattr(self.session, "session_name", None) if self.session else None
+        name = self.snapshot.session_name
         base = os.path.basename(self.cwd) or self.cwd
         self.title = f"π - {name} - {base}" if name else f"π - {base}"
 
-    # -- run states: compaction, retry, the end of a run -----------------------------------------
-
-    def compaction_started(self, reason: str) -> None:
-        self._compacting = reason
-        interrupt = self.hint("app.interrupt")
-        if reason == "manual":
-            self.status_line.show(f"Compacting context... ({interrupt} to cancel)")
-        else:
-            prefix = "Context overflow detected, " if reason == "overflow" else ""
-            self.status_line.show(f"{prefix}Auto-compacting... ({interrupt} to cancel)")
+    # -- what follows a compaction --------------------------------------------------------------
 
     def show_summary_cost(self, label: str, usage: Any) -> None:
         """``showCacheMissNotices`` (pi 1.6.0) also says what a compaction or branch summary cost."""
-        wanted = getattr(self.settings, "get_show_cache_miss_notices", None)
-        if wanted is None or not wanted():
+        if self.settings is None or not self.settings.get_show_cache_miss_notices():
             return
         from pi_app.coding.cache_notices import summary_cost_text
 
@@ -872,34 +944,22 @@ class PiApp(App[int], inherit_bindings=False):
         if text:
             self.show_warning(text)
 
-    def _latest_compaction_usage(self) -> Any:
-        manager = getattr(self.session, "session_manager", None)
-        entries = manager.get_entries() if manager is not None else []
-        for entry in reversed(entries[-50:]):
-            if entry.type == "compaction":
-                return entry.raw.get("usage")
-        return None
-
-    def compaction_ended(self, event: Any) -> None:
-        self._compacting = None
-        self.compactions_ended += 1
-        if self._working:
-            self.set_working(True)
-        else:
-            self.status_line.hide()
+    def compaction_ended(self, message: CompactionEnded) -> None:
+        """The notes and the redraw after a compaction, then the messages typed during it."""
+        event = message.event
         if event.aborted:
             self.show_status(
                 "Compaction cancelled" if event.reason == "manual" else "Auto-compaction cancelled"
             )
         elif event.result is not None and event.reason != "manual":
             # auto-compaction: context order, so the retried or next answer follows the summary
-            self.rebuild_transcript()
+            self.rebuild_transcript(messages=message.context)
         elif event.result is not None:
             # /compact: the summary goes at the bottom where the user is looking (as pi does)
             from pi_app.tui.transcript.blocks.summary import SummaryBlock
 
             result = event.result
-            self.rebuild_transcript(skip_roles=("compactionSummary",))
+            self.rebuild_transcript(skip_roles=("compactionSummary",), messages=message.context)
             hint = self.hint("app.tools.expand")
             self.transcript.append_block(
                 SummaryBlock(result.summary, tokens_before=result.tokens_before, expand_hint=hint)
@@ -907,8 +967,8 @@ class PiApp(App[int], inherit_bindings=False):
         elif event.error_message:
             self.show_error(event.error_message)
         if event.result is not None and not event.aborted:
-            self.show_summary_cost("Compaction", self._latest_compaction_usage())
-        self.flush_local_queue(will_retry=bool(getattr(event, "will_retry", False)))
+            self.show_summary_cost("Compaction", message.usage)
+        self.flush_local_queue(will_retry=event.will_retry)
 
     def flush_local_queue(self, *, will_retry: bool = False) -> None:
         """Send the messages typed during compaction (R-INT-09); nothing is lost on failure."""
@@ -916,7 +976,7 @@ class PiApp(App[int], inherit_bindings=False):
         self.refresh_pending()
         if not queued or self.session is None:
             return
-        if will_retry or self._working:
+        if will_retry or self.is_working:
             for text, kind in queued:
                 self.send_prompt(text, kind)
             return
@@ -925,48 +985,9 @@ class PiApp(App[int], inherit_bindings=False):
         for text, kind in rest:
             self.send_prompt(text, kind)
 
-    def retry_started(self, event: Any) -> None:
-        """``Retrying (a/m) in Ns...``, counting down each second until the retry goes out
-        (issue 17, defect 7); then ``Retrying (a/m)...`` while it runs."""
-        self._retrying = True
-        self._stop_retry_countdown()
-        deadline = time.monotonic() + event.delay_ms / 1000
-        interrupt = self.hint("app.interrupt")
-        attempt = f"Retrying ({event.attempt}/{event.max_attempts})"
-
-        def show() -> None:
-            remaining = math.ceil(deadline - time.monotonic() - 0.05)  # 50 ms: a tick may be early
-            if remaining <= 0:
-                self._stop_retry_countdown()
-                self.status_line.show(f"{attempt}... ({interrupt} to cancel)", warning=True)
-            else:
-                self.status_line.show(f"{attempt} in {remaining}s... ({interrupt} to cancel)", warning=True)
-
-        show()
-        if event.delay_ms > 0:
-            first_tick = (event.delay_ms % 1000 or 1000) / 1000  # the moment the shown number drops
-            self._retry_countdown = self.set_timer(first_tick, lambda: self._tick_retry(show))
-
-    def _tick_retry(self, show: Callable[[], None]) -> None:
-        show()
-        if self._retrying and self._retry_countdown is not None:
-            self._retry_countdown = self.set_timer(1.0, lambda: self._tick_retry(show))
-
-    def _stop_retry_countdown(self) -> None:
-        if self._retry_countdown is not None:
-            self._retry_countdown.stop()
-            self._retry_countdown = None
-
-    def retry_ended(self, event: Any) -> None:
-        self._retrying = False
-        self._stop_retry_countdown()
-        self.set_working(self._working)
-        if not event.success:
-            self.show_error(f"Retry failed after {event.attempt} attempts: {event.final_error}")
-
     def after_agent_end(self) -> None:
         """Deferred work once a run has ended (an extension's shutdown request)."""
-        if getattr(self, "_shutdown_requested", False) and not self._working:
+        if self._shutdown_requested and not self.is_working:
             self.shutdown()
 
     def tool_definition(self, name: str) -> Any:
@@ -1152,31 +1173,26 @@ class PiApp(App[int], inherit_bindings=False):
                 flush_pending_bash(self)
             run_user_bash(self, text)
             return
-        if self._compacting is not None:
+        if self.is_compacting:
             self.local_queue.append((text, "followUp" if follow_up else "steer"))
             self.refresh_pending()
             self.show_status("Queued message for after compaction")
             return
-        if self.session.model is None:
+        if not self.snapshot.has_model:
             self.show_error(self.session.no_model_message + " Use /login or /model.")
             return
-        if self._working or self.session.is_streaming:
+        if self.is_working or self.snapshot.streaming:
             self.send_prompt(text, "followUp" if follow_up else "steer")
             return
         flush_pending_bash(self)
         self.send_prompt(text, None)
 
     def send_prompt(self, text: str, behavior: str | None, images: Any = None) -> None:
-        """``session.prompt`` with the streaming behaviour (or the older ``steer``/``follow_up``)."""
-        session = self.session
-        accepts_behavior = "streaming_behavior" in inspect.signature(session.prompt).parameters
-        if behavior is None or accepts_behavior:
-            if behavior is None:
-                self.bridge.call(lambda s: s.prompt(text, images) if images else s.prompt(text))
-            else:
-                self.bridge.call(lambda s: s.prompt(text, streaming_behavior=behavior))
-            return
-        if behavior == "steer":
+        """A prompt (``behavior`` None), or a message queued while the agent works: ``steer`` or
+        ``followUp`` (R-INT-01/02)."""
+        if behavior is None:
+            self.bridge.call(lambda s: s.prompt(text, images) if images else s.prompt(text))
+        elif behavior == "steer":
             self.bridge.call_soon(lambda s: s.steer(text))
         else:
             self.bridge.call_soon(lambda s: s.follow_up(text))
@@ -1189,29 +1205,17 @@ class PiApp(App[int], inherit_bindings=False):
 
     # -- the pending area and queues ------------------------------------------------------------
 
-    def refresh_pending(self, steering: list[str] | None = None, follow_up: list[str] | None = None) -> None:
-        if steering is None or follow_up is None:
-            steering, follow_up = self._session_queues()
+    def refresh_pending(self) -> None:
+        """The pending area: the session's queues as of the newest snapshot, then the messages
+        waiting here (typed while the session started or compacted)."""
         local_steer = [text for text, kind in self.local_queue if kind == "steer"]
         local_follow = [text for text, kind in self.local_queue if kind == "followUp"]
-        self.pending.set_queues(steering + local_steer, follow_up + local_follow)
-
-    def _session_queues(self) -> tuple[list[str], list[str]]:
-        session = self.session
-        agent = getattr(session, "agent", None)
-        if agent is None or not hasattr(agent, "queued_messages"):
-            return [], []
-        try:
-            steering, follow_up = agent.queued_messages()
-        except Exception:
-            return [], []
-        from pi_app.ai.util.content_text import message_text
-
-        return [message_text(m) for m in steering], [message_text(m) for m in follow_up]
+        snapshot = self.snapshot
+        self.pending.set_queues([*snapshot.steering, *local_steer], [*snapshot.follow_up, *local_follow])
 
     async def take_queued_messages(self) -> list[str]:
         """Remove every queued message (session and local): steering first, then follow-ups."""
-        steering, follow_up = self._session_queues()
+        steering, follow_up = list(self.snapshot.steering), list(self.snapshot.follow_up)
         if steering or follow_up:
             await self.bridge.request(lambda s: s.clear_queue())
         local_steer = [text for text, kind in self.local_queue if kind == "steer"]
@@ -1222,7 +1226,7 @@ class PiApp(App[int], inherit_bindings=False):
     def clear_pending(self) -> None:
         """Forget the locally queued messages and empty the pending area (``/new``, dequeue)."""
         self.local_queue.clear()
-        self.refresh_pending([], [])
+        self.pending.set_queues([], [])
 
     def restore_to_editor(self, texts: list[str]) -> None:
         """Put ``texts`` before the editor's text, separated by blank lines (R-INT-06)."""

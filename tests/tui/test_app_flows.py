@@ -284,7 +284,7 @@ async def test_bash_duration_is_the_tools_own_even_when_the_ui_handles_start_and
     from pi_app.agent.events import ToolExecutionEndEvent, ToolExecutionStartEvent
     from pi_app.agent.types import AgentToolResult
     from pi_app.ai.types import TextContent
-    from pi_app.tui.bridge.session import SessionEvent
+    from pi_app.tui.bridge.messages import ToolEnded, ToolStarted
 
     app, _ = make_app(tmp_path)
     async with app.run_test(size=(90, 30)) as pilot:
@@ -292,8 +292,10 @@ async def test_bash_duration_is_the_tools_own_even_when_the_ui_handles_start_and
         began = time.monotonic() - 5.0
         args = {"command": "sleep 2"}
         result = AgentToolResult(content=[TextContent(text="done")])
-        app.post_message(SessionEvent(ToolExecutionStartEvent("call-1", "bash", args), at=began))
-        app.post_message(SessionEvent(ToolExecutionEndEvent("call-1", "bash", result, False), at=began + 2.0))
+        start = ToolExecutionStartEvent("call-1", "bash", args)
+        end = ToolExecutionEndEvent("call-1", "bash", result, False)
+        app.post_message(ToolStarted(began, app.snapshot, start))
+        app.post_message(ToolEnded(began + 2.0, app.snapshot, end))
         await wait_for(
             pilot, lambda: "call-1" in app.transcript.tools and app.transcript.tools["call-1"].done
         )

@@ -1,62 +1,112 @@
 """The bridge between the Textual app and the ``AgentSession`` running on its own loop (D-13).
 
 The session lives on a private asyncio loop in a worker thread, so nothing the agent does (SSE
-parsing, tools, token counting) can stall typing or painting. Each session event is wrapped in one
-``SessionEvent`` message and posted to the app (``post_message`` is thread-safe). The app calls in
-with ``submit``/``call``/``abort``, which hop onto the agent loop; it never waits for the agent.
+parsing, tools, token counting) can stall typing or painting. The bridge is the only thing that
+crosses the two threads:
+
+* Events go out. The bridge subscribes to the session's batches (``subscribe_batches``: events
+  collected on the agent loop, each batch with a fresh ``SessionSnapshot``) and posts every
+  event as its own typed message (``bridge.messages``), then ``SnapshotPublished``; the app
+  routes each to the part that owns it. Consecutive deltas of one batch are posted as their
+  last one (the message object is the same growing reply; the transcript needs the latest).
+  What a handler would otherwise read from the session on the UI thread (the cache-miss notice
+  of a reply, what a compaction cost and the context to redraw) is looked up here, on the loop.
+* Calls come in: ``call`` (fire and forget), ``request`` (await a result; the snapshot taken
+  right after it is handed to ``on_snapshot`` before the caller resumes, so what the caller
+  shows next is current) and ``call_soon`` (abort, queue changes) hop onto the agent loop.
+* Questions go to the user: ``ask_user`` is the one way the agent thread waits for an answer
+  from the screen (a trust prompt, an extension's dialog, a login code): it starts a UI flow in
+  a worker and returns the future that flow answers.
+
+The app never waits for the agent; the agent waits for the user only through ``ask_user``.
 """
 
 from __future__ import annotations
 
 import asyncio
 import threading
-import time
 from collections.abc import Awaitable, Callable
 from concurrent.futures import Future
-from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from textual.message import Message
 
-SessionFactory = Callable[[], Awaitable[Any]]
+from pi_app.coding.session_port import EventBatch, SessionEvent, SessionSnapshot, TimedEvent
+from pi_app.tui.bridge.messages import (
+    AgentEnded,
+    AgentStarted,
+    CompactionEnded,
+    CompactionStarted,
+    MessageEnded,
+    MessageStarted,
+    MessageUpdated,
+    QueueUpdated,
+    RetryEnded,
+    RetryStarted,
+    SessionCallFailed,
+    SessionInfoChanged,
+    SessionMessage,
+    SessionReady,
+    SnapshotPublished,
+    ThinkingLevelChanged,
+    ToolEnded,
+    ToolStarted,
+    ToolUpdated,
+)
+
+if TYPE_CHECKING:
+    from pi_app.agent.events import MessageUpdateEvent
+    from pi_app.coding.agent_session import AgentSession
+    from pi_app.coding.sdk import CreatedSession
+
+T = TypeVar("T")
+SessionFactory = Callable[[], Awaitable["CreatedSession"]]
+
+_MESSAGE_OF: dict[str, type[SessionMessage]] = {
+    "agent_start": AgentStarted,
+    "agent_end": AgentEnded,
+    "message_start": MessageStarted,
+    "message_update": MessageUpdated,
+    "message_end": MessageEnded,
+    "tool_execution_start": ToolStarted,
+    "tool_execution_update": ToolUpdated,
+    "tool_execution_end": ToolEnded,
+    "queue_update": QueueUpdated,
+    "compaction_start": CompactionStarted,
+    "compaction_end": CompactionEnded,
+    "auto_retry_start": RetryStarted,
+    "auto_retry_end": RetryEnded,
+    "thinking_level_changed": ThinkingLevelChanged,
+    "session_info_changed": SessionInfoChanged,
+}
+"""The message class of each event type the app shows (the event's declared ``type``)."""
 
 
-@dataclass
-class SessionEvent(Message):
-    """One ``AgentSessionEvent`` from the agent loop, stamped with the agent thread's clock when it
-    happened (``time.monotonic``): a busy UI may handle a tool's start and end together, and the
-    bash block's ``Took N.Ns`` must measure the tool, not the delivery."""
-
-    event: Any
-    at: float = field(default_factory=time.monotonic)
-
-
-@dataclass
-class SessionReady(Message):
-    """The session was built; ``created`` is the ``CreatedSession`` (or None on failure)."""
-
-    created: Any
-    error: str | None = None
-
-
-@dataclass
-class SessionCallFailed(Message):
-    """A call into the session raised; ``error`` is the one-line message to show."""
-
-    error: str
+def _reply(event: SessionEvent) -> object:
+    """The growing reply of a ``message_update`` event."""
+    return cast("MessageUpdateEvent", event).message
 
 
 class SessionBridge:
-    """Owns the agent thread and loop; all methods are safe to call from the UI thread."""
+    """Owns the agent thread and loop; all public methods are safe to call from the UI thread."""
 
-    def __init__(self, post: Callable[[Message], Any], factory: SessionFactory) -> None:
+    def __init__(
+        self,
+        post: Callable[[Message], Any],
+        factory: SessionFactory,
+        *,
+        on_snapshot: Callable[[SessionSnapshot], None] | None = None,
+        run_on_ui: Callable[[Callable[[], Any]], Any] | None = None,
+    ) -> None:
         self._post = post
         self._factory = factory
+        self._on_snapshot = on_snapshot
+        self._run_on_ui = run_on_ui
         self._loop: asyncio.AbstractEventLoop | None = None
         self._ready = threading.Event()
         self._stop_requested = threading.Event()
-        self.session: Any = None
-        self.created: Any = None
+        self.session: AgentSession | None = None
+        self.created: CreatedSession | None = None
 
     # -- thread body ------------------------------------------------------------------------------
 
@@ -95,9 +145,9 @@ class SessionBridge:
             self._post(SessionReady(None, str(exc) or type(exc).__name__))
             return
         self.created = created
-        self.session = created.session
-        self.session.subscribe(lambda event: self._post(SessionEvent(event)))
-        self._post(SessionReady(created))
+        session = self.session = created.session
+        session.subscribe_batches(self._publish)
+        self._post(SessionReady(created, snapshot=session.snapshot()))
 
     def warm_up(self) -> None:
         """Load the tokenizer on the agent thread. The footer's context estimates need it and its
@@ -118,20 +168,87 @@ class SessionBridge:
 
         using_tiktoken()
 
-    # -- calls from the UI thread -----------------------------------------------------------------
+    # -- events out (agent loop) --------------------------------------------------------------------
+
+    def _publish(self, batch: EventBatch) -> None:
+        """One batch: each event as its typed message, then the batch's snapshot."""
+        snapshot = batch.snapshot
+        events = batch.events
+        for index, timed in enumerate(events):
+            event = timed.event
+            cls = _MESSAGE_OF.get(event.type)
+            if cls is None:
+                continue
+            if cls is MessageUpdated and index + 1 < len(events):
+                following = events[index + 1].event
+                if following.type == "message_update" and _reply(following) is _reply(event):
+                    continue  # the next delta of the same reply carries everything this one did
+            self._post(self._message(cls, timed, snapshot))
+        self._post(SnapshotPublished(snapshot))
+
+    def _message(
+        self, cls: type[SessionMessage], timed: TimedEvent, snapshot: SessionSnapshot
+    ) -> SessionMessage:
+        event: Any = timed.event
+        if cls is MessageEnded:
+            return MessageEnded(timed.at, snapshot, event, self._cache_notice(event.message))
+        if cls is CompactionEnded:
+            usage, context = self._after_compaction(event)
+            return CompactionEnded(timed.at, snapshot, event, usage, context)
+        return cls(timed.at, snapshot, event)  # type: ignore[call-arg]
+
+    def _cache_notice(self, message: Any) -> str | None:
+        """``showCacheMissNotices`` (pi 1.6.0): the warning for a reply that re-paid a cached prompt."""
+        session = self.session
+        if session is None or getattr(message, "role", None) != "assistant":
+            return None
+        if not session.settings_manager.get_show_cache_miss_notices():
+            return None
+        from pi_app.coding.cache_notices import detect_cache_miss, notice_text
+
+        messages = session.messages
+        end = next((i for i in range(len(messages) - 1, -1, -1) if messages[i] is message), len(messages))
+        previous = None
+        for earlier in reversed(messages[:end]):
+            if getattr(earlier, "timestamp", None) == getattr(message, "timestamp", 0):
+                continue  # the answer itself, as a copy
+            if getattr(earlier, "role", None) == "assistant":
+                previous = earlier
+                break
+        return notice_text(detect_cache_miss(previous, message, session.model))
+
+    def _after_compaction(self, event: Any) -> tuple[Any, list[Any] | None]:
+        """The compaction's usage (its entry) and the context to redraw, when it produced one."""
+        session = self.session
+        if session is None or event.result is None or event.aborted:
+            return None, None
+        manager = session.session_manager
+        usage = None
+        for entry in reversed(manager.get_entries()[-50:]):
+            if entry.type == "compaction":
+                usage = entry.raw.get("usage")
+                break
+        try:
+            context = list(manager.build_session_context().messages)
+        except Exception:  # a broken file still shows what the agent has in memory
+            context = list(session.messages)
+        return usage, context
+
+    # -- calls from the UI thread -------------------------------------------------------------------
 
     def wait_ready(self, timeout: float | None = None) -> bool:
         return self._ready.wait(timeout)
 
-    def call(self, fn: Callable[[Any], Any]) -> Future[Any] | None:
+    def call(self, fn: Callable[[AgentSession], Any]) -> Future[Any] | None:
         """Run ``fn(session)`` (sync or async) on the agent loop; failures are posted, not raised."""
         loop = self._loop
-        if loop is None or self.session is None or loop.is_closed():
+        session = self.session
+        if loop is None or session is None or loop.is_closed():
             return None
 
         async def invoke() -> Any:
             try:
-                result = fn(self.session)
+                result = fn(session)
                 if asyncio.iscoroutine(result):
                     result = await result
                 return result
@@ -141,37 +258,51 @@ class SessionBridge:
 
         return asyncio.run_coroutine_threadsafe(invoke(), loop)
 
-    async def request(self, fn: Callable[[Any], Any]) -> Any:
+    async def request(self, fn: Callable[[AgentSession], Any]) -> Any:
         """Run ``fn(session)`` on the agent loop and await its result here (exceptions propagate).
 
         For UI code that needs an answer (available models, compaction results); fire-and-forget
-        calls use ``call``.
+        calls use ``call``. The snapshot taken right after ``fn`` reaches ``on_snapshot`` before
+        this returns, so the footer already shows what ``fn`` changed.
         """
         loop = self._loop
-        if loop is None or self.session is None or loop.is_closed():
+        session = self.session
+        if loop is None or session is None or loop.is_closed():
             raise RuntimeError("The session is not running")
 
-        async def invoke() -> Any:
-            result = fn(self.session)
-            if asyncio.iscoroutine(result) or isinstance(result, asyncio.Future):
-                result = await result
-            return result
+        async def invoke() -> tuple[Any, SessionSnapshot]:
+            try:
+                result = fn(session)
+                if asyncio.iscoroutine(result) or isinstance(result, asyncio.Future):
+                    result = await result
+            except BaseException:
+                self._post(SnapshotPublished(session.snapshot()))
+                raise
+            return result, session.snapshot()
 
-        return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(invoke(), loop))
+        result, snapshot = await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(invoke(), loop))
+        if self._on_snapshot is not None:
+            self._on_snapshot(snapshot)
+        return result
 
-    def call_soon(self, fn: Callable[[Any], Any]) -> None:
+    def call_soon(self, fn: Callable[[AgentSession], Any]) -> None:
         """Run the synchronous ``fn(session)`` on the agent loop as soon as possible (abort, steer)."""
         loop = self._loop
-        if loop is None or self.session is None or loop.is_closed():
+        session = self.session
+        if loop is None or session is None or loop.is_closed():
             return
 
         def invoke() -> None:
             try:
-                fn(self.session)
+                fn(session)
             except Exception as exc:
                 self._post(SessionCallFailed(str(exc) or type(exc).__name__))
 
         loop.call_soon_threadsafe(invoke)
+
+    def publish_snapshot(self) -> None:
+        """Take a fresh snapshot on the agent loop and post it (after a change made on the UI side)."""
+        self.call_soon(lambda session: self._post(SnapshotPublished(session.snapshot())))
 
     @property
     def loop(self) -> asyncio.AbstractEventLoop | None:
@@ -179,8 +310,9 @@ class SessionBridge:
 
     def abort(self) -> None:
         loop = self._loop
-        if loop is not None and self.session is not None and not loop.is_closed():
-            loop.call_soon_threadsafe(self.session.abort)
+        session = self.session
+        if loop is not None and session is not None and not loop.is_closed():
+            loop.call_soon_threadsafe(session.abort)
 
     def stop(self) -> None:
         """End the agent thread (safe at any time, even while the session is still being built)."""
@@ -191,3 +323,27 @@ class SessionBridge:
                 loop.call_soon_threadsafe(loop.stop)
             except RuntimeError:  # closed meanwhile
                 pass
+
+    # -- questions to the user (from the agent thread) ----------------------------------------------
+
+    async def ask_user(self, flow: Callable[[], Awaitable[T]], default: T) -> T:
+        """Run ``flow`` (a UI coroutine that shows a question in the editor slot and returns the
+        answer) on the UI thread and wait here, on the agent loop, for its answer. ``default``
+        is the answer when the app closes or the flow fails or is cancelled."""
+        run_on_ui = self._run_on_ui
+        if run_on_ui is None:
+            return default
+        answered: Future[T] = Future()
+
+        async def guarded() -> None:
+            try:
+                answered.set_result(await flow())
+            finally:  # cancelled or failed (the app is closing): the default answer
+                if not answered.done():
+                    answered.set_result(default)
+
+        try:
+            run_on_ui(lambda: guarded())
+        except RuntimeError:  # the app is gone
+            return default
+        return await asyncio.wrap_future(answered)

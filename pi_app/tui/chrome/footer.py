@@ -9,6 +9,9 @@ auto-compaction is on, in warning colour above 70 % and error colour above 90 %;
 model id, `` • <thinking level>`` for reasoning models, prefixed ``(<provider>)`` when several
 providers have models. Line 3 (only when set): extension statuses sorted by key.
 
+The session's fields come from one ``SessionSnapshot`` (``show_snapshot``): never read from the
+session, never mixed from two moments.
+
 ``FooterState`` + ``footer_lines(state, width)`` are pure (tested without Textual); the widget
 only feeds them and repaints. The git branch comes from ``.git/HEAD`` (worktrees followed through
 the ``gitdir:`` file) and is re-read when that file changes (watchfiles).
@@ -26,6 +29,7 @@ from rich.style import Style
 from rich.text import Text
 from textual.widgets import Static
 
+from pi_app.coding.session_port import SessionSnapshot, UsageTotals
 from pi_app.tui.editor.segments import truncate_cells
 
 
@@ -84,30 +88,8 @@ def git_branch(cwd: str) -> str | None:
     return "detached"
 
 
-@dataclass
-class Usage:
-    """Token and cost totals over the session's assistant messages."""
-
-    input: int = 0
-    output: int = 0
-    cache_read: int = 0
-    cache_write: int = 0
-    cost: float = 0.0
-
-
-def sum_usage(messages: list[Any], total: Usage | None = None) -> Usage:
-    """The totals of ``messages`` (added to ``total`` when given, which is changed in place)."""
-    total = total if total is not None else Usage()
-    for message in messages:
-        if getattr(message, "role", None) != "assistant":
-            continue
-        usage = message.usage
-        total.input += usage.input
-        total.output += usage.output
-        total.cache_read += usage.cache_read
-        total.cache_write += usage.cache_write
-        total.cost += usage.cost.total
-    return total
+Usage = UsageTotals
+"""Token and cost totals over the session's assistant messages (summed by the session)."""
 
 
 @dataclass
@@ -216,8 +198,28 @@ class Footer(Static):
         self.state = FooterState(cwd=cwd, branch=git_branch(cwd), starting=True)
         self.styles_map: dict[str, Style] = {}
         self._shown: Text | None = None
+        self.shown_seq = 0
+        """The ``seq`` of the snapshot the footer shows (0: none yet)."""
 
     def on_mount(self) -> None:
+        self.repaint()
+
+    def show_snapshot(self, snapshot: SessionSnapshot, *, show_provider: bool) -> None:
+        """Show what ``snapshot`` says (every session field from that one moment) and repaint."""
+        state = self.state
+        state.model_id = snapshot.model_id
+        state.provider = snapshot.provider
+        state.reasoning = snapshot.reasoning
+        state.thinking_level = snapshot.thinking_level
+        state.session_name = snapshot.session_name
+        state.save_error = snapshot.save_error
+        state.show_provider = show_provider
+        state.usage = snapshot.usage
+        state.subscription = snapshot.subscription
+        state.context_window = snapshot.context_window
+        state.context_tokens = snapshot.context_tokens
+        state.auto_compact = snapshot.auto_compact
+        self.shown_seq = snapshot.seq
         self.repaint()
 
     def set_theme_styles(self, styles: dict[str, Style]) -> None:

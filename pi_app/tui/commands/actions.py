@@ -37,12 +37,11 @@ async def interrupt(app: CommandHost) -> None:
     if session is not None and app.is_retrying:
         app.bridge.call_soon(lambda s: s.abort_retry())
         return
-    if session is not None and (app.is_working or session.is_streaming):
+    if session is not None and (app.is_working or app.snapshot.streaming):
         restored: list[str] = await app.bridge.request(_clear_queue_and_abort)
         local = [text for text, _ in app.local_queue]
-        app.local_queue.clear()
         texts = restored + local
-        app.refresh_pending([], [])
+        app.clear_pending()
         if texts:
             app.restore_to_editor(texts)
         return

@@ -179,7 +179,7 @@ async def reload_resources(app: CommandHost) -> bool:
     ``/trust``); False, with one line shown, when it cannot be done now or failed."""
     from pi_app.tui.input.keybindings import Keybindings
 
-    if app.is_working or (app.session is not None and app.session.is_streaming):
+    if app.is_working or app.snapshot.streaming:
         app.show_warning("Wait for the current response to finish before reloading.")
         return False
     if app.is_compacting:
