@@ -1,8 +1,8 @@
 """Ignore files for resource discovery: ``.gitignore``, ``.ignore``, ``.fdignore`` (spec 40 R-SKL-01).
 
 Patterns are scoped to the directory holding the ignore file and inherited downward; a deeper file
-can re-include (``!pattern``) what a shallower one excluded, as in git. Matching uses pathspec's
-gitignore implementation (decision D-28).
+can re-include (``!pattern``) what a shallower one excluded, as in git. The three files of a
+directory are read as one, in that order; matching is ``pi_app.coding.gitignore``'s (decision D-28).
 """
 
 from __future__ import annotations
@@ -10,10 +10,8 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:  # imported where used: pathspec is slow to import and most runs never need it
-    import pathspec
+from pi_app.coding.gitignore import IgnoreLayer, read_lines, rules_from_lines
 
 IGNORE_FILE_NAMES = (".gitignore", ".ignore", ".fdignore")
 ALWAYS_SKIPPED = frozenset({"node_modules", "__pycache__"})
@@ -27,36 +25,25 @@ def is_hidden_or_skipped(name: str) -> bool:
 class IgnoreRules:
     """The ignore-file patterns in force for a directory, with the directory each applies under."""
 
-    rules: tuple[tuple[str, pathspec.PathSpec], ...] = ()
+    layers: tuple[IgnoreLayer, ...] = ()
+    """Outermost first."""
 
     def for_directory(self, directory: Path) -> IgnoreRules:
         """These rules plus the ignore files found in ``directory``."""
-        lines: list[str] = []
-        for name in IGNORE_FILE_NAMES:
-            try:
-                lines.extend((directory / name).read_text(encoding="utf-8", errors="replace").splitlines())
-            except OSError:
-                continue
-        if not lines:
+        lines = [line for name in IGNORE_FILE_NAMES for line in read_lines(directory / name)]
+        rules = rules_from_lines(lines) if lines else ()
+        if not rules:
             return self
-        import pathspec
-
-        spec = pathspec.GitIgnoreSpec.from_lines(lines)
-        return IgnoreRules((*self.rules, (str(directory), spec)))
+        return IgnoreRules((*self.layers, IgnoreLayer(str(directory), "ignore", rules)))
 
     def is_ignored(self, path: Path, is_dir: bool) -> bool:
-        verdict: bool | None = None
+        """The deepest directory with an opinion on ``path`` decides; no opinion: not ignored."""
         text = str(path)
-        for base, spec in self.rules:
-            if not (text == base or text.startswith(base.rstrip(os.sep) + os.sep)):
-                continue
-            rel = os.path.relpath(text, base).replace(os.sep, "/")
-            if rel == ".":
-                continue
-            result = spec.check_file(rel + ("/" if is_dir else ""))
-            if result.include is not None:
-                verdict = result.include
-        return bool(verdict)
+        for layer in reversed(self.layers):
+            verdict = layer.verdict(text, is_dir)
+            if verdict is not None:
+                return verdict
+        return False
 
 
 def list_entries(directory: Path, rules: IgnoreRules) -> list[tuple[Path, bool]]:

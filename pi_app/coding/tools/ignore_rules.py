@@ -13,17 +13,18 @@ It mirrors what ``rg --hidden --no-require-git`` does, so both back ends list th
 
 Deliberate agreement with rg over spec 50 R-SRCH-04: with ``--no-require-git`` ripgrep does not
 treat a nested ``.git`` as a boundary for parent ``.gitignore`` rules, so neither does this module.
-Patterns are parsed by ``pathspec``'s gitignore implementation (escapes, negation, anchoring, ``**``)
-and, as in rg, each entry is matched on its own: a pattern for a directory prunes the walk there
-but does not hide the files of a search that starts inside that directory.
+Each file is a ``pi_app.coding.gitignore.IgnoreLayer`` (the one evaluator of ignore rules, which
+matches each entry on its own as rg does: a pattern for a directory prunes the walk there but does
+not hide the files of a search that starts inside that directory); this module picks the files and
+ranks them.
 """
 
 from __future__ import annotations
 
 import configparser
 import os
-import re
-from dataclasses import dataclass
+
+from pi_app.coding.gitignore import IgnoreLayer, Rule, read_lines, rules_from_lines
 
 CUSTOM_IGNORE = ".rgignore"
 IGNORE = ".ignore"
@@ -31,53 +32,9 @@ GITIGNORE = ".gitignore"
 _KINDS = (CUSTOM_IGNORE, IGNORE, GITIGNORE, "exclude")
 
 
-Rule = tuple[re.Pattern[str], bool]  # (pathspec's compiled regex, include)
-
-
-def _matches_entry_itself(regex: re.Pattern[str], candidate: str) -> bool:
-    """Does the pattern match this entry, rather than only one of its parent directories?
-
-    pathspec's regexes also match everything below a matching directory (they end in a ``ps_d``
-    group followed by anything). rg asks about each entry on its own, which matters when a search
-    starts inside an ignored directory (``node_modules/pkg``): its files are listed.
-    """
-    if regex.fullmatch(candidate):
-        return True
-    found = regex.match(candidate)
-    return found is not None and found.groupdict().get("ps_d") is None
-
-
-@dataclass(frozen=True)
-class IgnoreLayer:
-    directory: str  # absolute
-    kind: str  # one of _KINDS
-    rules: tuple[Rule, ...]
-
-    def verdict(self, absolute: str, is_dir: bool) -> bool | None:
-        """True: ignored, False: re-included by ``!``, None: no rule of this file applies."""
-        rel = os.path.relpath(absolute, self.directory).replace(os.sep, "/")
-        if rel.startswith("../") or rel == "..":
-            return None
-        candidate = rel + "/" if is_dir else rel
-        result = None
-        for regex, include in self.rules:
-            if _matches_entry_itself(regex, candidate):
-                result = include
-        return result
-
-
 def _read_rules(path: str) -> tuple[Rule, ...]:
-    try:
-        with open(path, encoding="utf-8", errors="replace") as handle:
-            lines = handle.read().splitlines()
-    except OSError:
-        return ()
-    import pathspec  # imported here: it is slow to import and only needed once an ignore file exists
-
-    spec = pathspec.GitIgnoreSpec.from_lines(lines)
-    return tuple(
-        (p.regex, bool(p.include)) for p in spec.patterns if p.include is not None and p.regex is not None
-    )
+    lines = read_lines(path)
+    return rules_from_lines(lines) if lines else ()
 
 
 def layers_for_directory(directory: str) -> list[IgnoreLayer]:
