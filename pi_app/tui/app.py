@@ -89,6 +89,8 @@ from pi_app.tui.transcript.blocks.startup import HeaderContent, StartupHeaderBlo
 from pi_app.tui.transcript.view import Transcript
 
 if TYPE_CHECKING:  # built after the first frame (``commands``, the feed)
+    from textual.driver import Driver
+
     from pi_app.coding.agent_session import AgentSession
     from pi_app.coding.settings import SettingsManager
     from pi_app.tui.commands.registry import CommandRegistry
@@ -355,6 +357,16 @@ class PiApp(App[int], inherit_bindings=False):
         textual = textual_theme(theme)
         self.register_theme(textual)
         self.theme = textual.name
+
+    def get_driver_class(self) -> type[Driver]:
+        """Textual's choice, except that its Linux driver becomes ``QuietLinuxDriver`` (no
+        input polling while idle, issue 20)."""
+        driver = super().get_driver_class()
+        if driver.__module__ == "textual.drivers.linux_driver" and driver.__name__ == "LinuxDriver":
+            from pi_app.tui.terminal.driver import QuietLinuxDriver
+
+            return QuietLinuxDriver
+        return driver
 
     def get_default_screen(self) -> Screen[None]:
         return MainScreen()
