@@ -72,3 +72,21 @@ def list_entries(directory: Path, rules: IgnoreRules) -> list[tuple[Path, bool]]
             continue
         out.append((path, is_dir))
     return out
+
+
+def discover_files(directory: Path, suffix: str, *, recursive: bool) -> list[Path]:
+    """The visible, not ignored files ending in ``suffix`` in ``directory`` (and below it when
+    ``recursive``), each directory's entries in name order before its subdirectories' files."""
+    found: list[Path] = []
+
+    def walk(current: Path, rules: IgnoreRules) -> None:
+        rules = rules.for_directory(current)
+        for path, is_dir in list_entries(current, rules):
+            if is_dir:
+                if recursive:
+                    walk(path, rules)
+            elif path.suffix == suffix:
+                found.append(path)
+
+    walk(directory, IgnoreRules())
+    return found

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from pi_app.coding.resources.diagnostics import PathMetadata, ResourceDiagnostic, error, warning
 from pi_app.coding.resources.frontmatter import FrontmatterError, parse_frontmatter
-from pi_app.coding.resources.ignore_rules import IgnoreRules, list_entries
+from pi_app.coding.resources.ignore_rules import discover_files
 
 DESCRIPTION_LIMIT = 60
 
@@ -64,19 +64,7 @@ def load_prompt_template(
 
 
 def discover_template_files(directory: Path, *, recursive: bool) -> list[Path]:
-    found: list[Path] = []
-
-    def walk(current: Path, rules: IgnoreRules) -> None:
-        rules = rules.for_directory(current)
-        for path, is_dir in list_entries(current, rules):
-            if is_dir:
-                if recursive:
-                    walk(path, rules)
-            elif path.suffix == ".md":
-                found.append(path)
-
-    walk(directory, IgnoreRules())
-    return found
+    return discover_files(directory, ".md", recursive=recursive)
 
 
 def load_prompt_templates_from_path(

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from pi_app.coding.resources.diagnostics import PathMetadata, ResourceDiagnostic, error, warning
-from pi_app.coding.resources.ignore_rules import IgnoreRules, list_entries
+from pi_app.coding.resources.ignore_rules import discover_files
 
 THEME_TOKENS: tuple[str, ...] = (
     # core UI
@@ -262,19 +262,7 @@ def load_theme_file(path: str | Path, source_info: PathMetadata | None = None) -
 
 
 def discover_theme_files(directory: Path, *, recursive: bool) -> list[Path]:
-    found: list[Path] = []
-
-    def walk(current: Path, rules: IgnoreRules) -> None:
-        rules = rules.for_directory(current)
-        for path, is_dir in list_entries(current, rules):
-            if is_dir:
-                if recursive:
-                    walk(path, rules)
-            elif path.suffix == ".json":
-                found.append(path)
-
-    walk(directory, IgnoreRules())
-    return found
+    return discover_files(directory, ".json", recursive=recursive)
 
 
 def load_themes_from_path(
