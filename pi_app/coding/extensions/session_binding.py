@@ -36,7 +36,8 @@ import logging
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from pi_app.ai.types import ImageContent, TextContent
+from pi_app.ai.types import ImageContent
+from pi_app.ai.util.content_text import content_text
 from pi_app.coding.extensions.hooks import (
     AgentEventForwarder,
     after_tool_call_hook,
@@ -62,15 +63,7 @@ def _normalise_content(content: Any) -> tuple[str, list[Any]]:
     """``str`` or blocks -> (text joined with newlines, images)."""
     if isinstance(content, str):
         return content, []
-    texts, images = [], []
-    for block in content or []:
-        if isinstance(block, ImageContent):
-            images.append(block)
-        elif isinstance(block, TextContent):
-            texts.append(block.text)
-        elif isinstance(block, dict) and block.get("type") == "text":
-            texts.append(str(block.get("text", "")))
-    return "\n".join(texts), images
+    return content_text(content, "\n"), [block for block in content or [] if isinstance(block, ImageContent)]
 
 
 class SessionExtensionHost(ExtensionHost):

@@ -31,6 +31,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
+from pi_app.ai.util.content_text import text_blocks
 from pi_app.ext import (
     AbortSignal,
     AgentToolResult,
@@ -125,9 +126,7 @@ def format_args(args: object) -> str:
 
 
 def result_text(result: AgentToolResult | object) -> str:
-    content = getattr(result, "content", None) or []
-    parts = [getattr(c, "text", "") for c in content if getattr(c, "type", None) == "text"]
-    return "\n".join(p for p in parts if p) or "(no output)"
+    return "\n".join(text for text in text_blocks(getattr(result, "content", None)) if text) or "(no output)"
 
 
 def _cap(text: str, limit: int, note: str) -> str:

@@ -14,6 +14,7 @@ from typing import Any
 
 from textual.strip import Strip
 
+from pi_app.ai.util.content_text import content_text
 from pi_app.tui.transcript.blocks.base import Block
 from pi_app.tui.transcript.blocks.layout import output_pad
 from pi_app.tui.transcript.blocks.text import padded_box
@@ -70,9 +71,7 @@ class ToolBlock(Block):
 
     def set_result(self, result: Any, is_error: bool | None = None, final: bool = False) -> None:
         content = getattr(result, "content", None) or []
-        self.output = "".join(
-            getattr(part, "text", "") for part in content if getattr(part, "type", "") == "text"
-        )
+        self.output = content_text(content)
         image_parts = [part for part in content if getattr(part, "type", "") == "image"]
         if self._image_factory is not None and len(image_parts) != len(self.images):
             for image in self.images:
