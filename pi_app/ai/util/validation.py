@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import copy
 import json
+import weakref
 from typing import Any, TypeGuard
 
 from pydantic import BaseModel, ValidationError
@@ -55,14 +56,27 @@ def _strip_titles(schema: Any, in_properties: bool = False) -> Any:
     return schema
 
 
+# a model's wire schema, built once per class and core schema (every request and the session's
+# first system message send the tools' schemas; pydantic builds a model's JSON schema anew on each
+# call); a model rebuilt since (``model_rebuild``) has a new core schema, so its schema is built again
+_WIRE_SCHEMAS: weakref.WeakKeyDictionary[type[BaseModel], tuple[object, dict[str, Any]]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
 def tool_parameters_schema(parameters: Any) -> dict[str, Any]:
-    """The JSON Schema sent on the wire: ``$defs`` inlined, pydantic titles dropped."""
+    """The JSON Schema sent on the wire: ``$defs`` inlined, pydantic titles dropped. A model's
+    schema is a fresh copy on each call (a caller may change it)."""
     if is_pydantic_model(parameters):
+        cached = _WIRE_SCHEMAS.get(parameters)
+        if cached is not None and cached[0] is parameters.__dict__.get("__pydantic_core_schema__"):
+            return copy.deepcopy(cached[1])
         raw = parameters.model_json_schema(by_alias=True)
         schema = _strip_titles(_inline_refs(raw, raw.get("$defs", {})))
         schema.setdefault("type", "object")
         schema.setdefault("properties", {})
-        return schema
+        _WIRE_SCHEMAS[parameters] = (parameters.__dict__.get("__pydantic_core_schema__"), schema)
+        return copy.deepcopy(schema)
     if isinstance(parameters, dict):
         return parameters
     return {"type": "object", "properties": {}}
