@@ -195,8 +195,6 @@ class PiApp(App[int], inherit_bindings=False):
         self.local_queue: list[tuple[str, str]] = []
         """Messages typed while compacting: (text, "steer" | "followUp")."""
         self.tools_expanded = False
-        self._shutdown_requested = False
-        """An extension asked to quit while a run was on: quit when it ends."""
         self.interrupt_handlers: list[Callable[[], bool]] = []
         """Handlers that get Escape first (loaders, branch summaries); True means handled."""
         self.user_bash: Any = None
@@ -999,7 +997,7 @@ class PiApp(App[int], inherit_bindings=False):
 
     def after_agent_end(self) -> None:
         """Deferred work once a run has ended (an extension's shutdown request)."""
-        if self._shutdown_requested and not self.is_working:
+        if self.ext.shutdown_requested and not self.is_working:
             self.shutdown()
 
     def tool_definition(self, name: str) -> Any:

@@ -22,16 +22,19 @@ binding of ``action`` (e.g. ``key_hint(app, "app.interrupt", "to stop")`` -> ``"
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pi_app.tui.editor.widget import PromptEditor
 from pi_app.tui.input.keys import KeyPress
+
+if TYPE_CHECKING:
+    from pi_app.tui.host import CommandHost, SelectorHost
 
 __all__ = ["CustomEditor", "KeyPress", "key_hint"]
 
 
 class CustomEditor(PromptEditor):
-    def __init__(self, app: Any, **kwargs: Any) -> None:
+    def __init__(self, app: CommandHost, **kwargs: Any) -> None:
         kwargs.setdefault("keybindings", app.keybindings)
         kwargs.setdefault("autocomplete", app.autocomplete)
         kwargs.setdefault("theme", app.themes.current)
@@ -39,6 +42,6 @@ class CustomEditor(PromptEditor):
         super().__init__(**kwargs)
 
 
-def key_hint(app: Any, action: str, description: str) -> str:
+def key_hint(app: SelectorHost, action: str, description: str) -> str:
     key = app.keybindings.hint(action)
     return f"{key} {description}".strip()

@@ -12,6 +12,8 @@ shows (and keeps) the boundary, and ``PiApp`` satisfies every one of them struct
   None while starting; it lives on the agent loop, so calls go through ``bridge``) and ``settings``.
 * ``CommandHost``: everything a built-in command or key action may use (the ``/`` commands,
   ``actions.ACTION_HANDLERS``).
+* ``ExtensionHost``: a command host plus what the extension glue (``pi_app.tui.extensions``) uses;
+  it is also the ``app`` extension factories receive (``factory(app, theme, keybindings)``).
 * ``HistoryHost``: what drawing stored messages into the transcript needs (``history``).
 
 Nothing here is imported at run time by the modules that use it (annotations only), so the
@@ -27,6 +29,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from textual.geometry import Size
+    from textual.message import Message
     from textual.screen import Screen
     from textual.widget import Widget
     from textual.worker import Worker
@@ -52,7 +55,7 @@ if TYPE_CHECKING:
     from pi_app.tui.theme.themes import PiTheme, ThemeManager
     from pi_app.tui.transcript.view import Transcript
 
-__all__ = ["CommandHost", "HistoryHost", "Notes", "SelectorHost", "SessionHost"]
+__all__ = ["CommandHost", "ExtensionHost", "HistoryHost", "Notes", "SelectorHost", "SessionHost"]
 
 
 class Notes(Protocol):
@@ -180,3 +183,25 @@ class CommandHost(SessionHost, HistoryHost, Protocol):
     def suspend(self) -> AbstractContextManager[None]: ...
     def action_suspend_process(self) -> None: ...
     def refresh(self, *, repaint: bool = True, layout: bool = False) -> object: ...
+
+
+class ExtensionHost(CommandHost, Protocol):
+    """What the extension glue uses of the app, and the ``app`` extension factories receive."""
+
+    _thread_id: int
+    """Textual's UI thread (``App._thread_id``): calls from any other thread are posted."""
+    working_message: str | None
+    extension_shortcuts: dict[str, tuple[str, Callable[[], None]]]
+    title: str
+
+    @property
+    def has_screen(self) -> bool: ...
+    @property
+    def main_screen(self) -> Screen[None] | None: ...
+    @property
+    def focused(self) -> Widget | None: ...
+    def post_message(self, message: Message) -> bool: ...
+    def call_later(self, callback: Callable[..., Any], *args: Any) -> bool: ...
+    def make_editor(self) -> PromptEditor: ...
+    def thinking_border_token(self) -> str: ...
+    def set_working(self, working: bool) -> None: ...

@@ -9,17 +9,30 @@ a wrong key (R-KEY-06).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Protocol
 
 from pi_app import __version__
 from pi_app.tui.chrome import resources
 from pi_app.tui.transcript.blocks.startup import HeaderContent
 
+if TYPE_CHECKING:
+    from pi_app.tui.input.keybindings import Keybindings
+    from pi_app.tui.theme.themes import ThemeManager
+
+
+class HeaderHost(resources.ResourceHost, Protocol):
+    """What the start-up header reads of the app."""
+
+    keybindings: Keybindings
+    themes: ThemeManager
+    header_notices: list[str]
+
+
 TIP = "pi knows its own docs: ask it how a feature works or how to extend it."
 """The first screen's tip (pi 0.73.1 shows one with the same advice; the system prompt names the docs)."""
 
 
-def _hints(app: Any) -> list[tuple[str, str]]:
+def _hints(app: HeaderHost) -> list[tuple[str, str]]:
     h = app.keybindings.hint
     pairs: list[tuple[str, str]] = []
 
@@ -50,11 +63,9 @@ def _hints(app: Any) -> list[tuple[str, str]]:
     return pairs
 
 
-def build_header(app: Any) -> HeaderContent:
+def build_header(app: HeaderHost) -> HeaderContent:
     h = app.keybindings.hint
-    mode: object = False
-    if app.settings is not None and hasattr(app.settings, "get_quiet_startup"):
-        mode = app.settings.get_quiet_startup()
+    mode: object = app.settings.get_quiet_startup() if app.settings is not None else False
     quiet = mode is True
     listing = mode != "header"  # "header" (pi 1.6.0) keeps the header, hides the resource listing
     summary = [(h("app.interrupt"), "interrupt")]
@@ -69,8 +80,8 @@ def build_header(app: Any) -> HeaderContent:
     custom_themes = [name for name in app.themes.names() if name not in ("dark", "light")]
     sections: list[tuple[str, Sequence[str]]] = [
         ("Context", resources.context_files(app)),
-        ("Skills", [getattr(s, "name", str(s)) for s in resources.skills(app)]),
-        ("Prompts", [f"/{getattr(t, 'name', t)}" for t in resources.prompt_templates(app)]),
+        ("Skills", [s.name for s in resources.skills(app)]),
+        ("Prompts", [f"/{t.name}" for t in resources.prompt_templates(app)]),
         ("Extensions", resources.extension_paths(app)),
         ("Themes", custom_themes),
     ]
@@ -80,7 +91,7 @@ def build_header(app: Any) -> HeaderContent:
         more_line=f"Press {expand} to show full startup help and loaded resources." if expand else None,
         hints=_hints(app),
         resources=sections if listing else [],
-        notices=list(getattr(app, "header_notices", [])),
+        notices=list(app.header_notices),
         quiet=quiet,
         tip=TIP,
     )

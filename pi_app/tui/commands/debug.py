@@ -7,22 +7,25 @@ agent message as one JSON line, so a rendering bug can be reported without a scr
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from rich.cells import cell_len
 
 from pi_app.ai.codec import encode_line
 from pi_app.coding.messages import message_to_dict
 
+if TYPE_CHECKING:
+    from pi_app.tui.host import CommandHost
 
-def write_debug_log(app: Any) -> Path:
+
+def write_debug_log(app: CommandHost) -> Path:
     path = Path(app.agent_dir) / "pi-debug.log"
     path.parent.mkdir(parents=True, exist_ok=True)
     lines = [f"terminal: {app.size.width}x{app.size.height}", "", "transcript:"]
     for line in app.transcript.plain_lines():
         lines.append(f"[{cell_len(line):4}] {line}")
     lines += ["", "messages:"]
-    for message in list(getattr(app.session, "messages", []) or []):
+    for message in list(app.session.messages) if app.session is not None else []:
         try:
             lines.append(encode_line(message_to_dict(message)))
         except Exception:

@@ -12,9 +12,12 @@ The servers live on the agent loop: every read and action goes through ``app.bri
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pi_app.tui.transcript.blocks.info import InfoBlock
+
+if TYPE_CHECKING:
+    from pi_app.tui.host import SessionHost
 
 ATTENTION = {"failed": 0, "needs-auth": 0, "disconnected": 0, "connecting": 1, "connected": 2, "disabled": 3}
 ACTIONS = ("login", "logout", "reconnect", "enable", "disable")
@@ -29,11 +32,14 @@ def _summary(entry: dict[str, Any]) -> str:
     return f"{entry['name']} — {state} ({entry['exposure']}, {entry['scope']})"
 
 
-async def _status(app: Any) -> list[dict[str, Any]] | None:
-    return await app.bridge.request(lambda s: s.mcp.status() if s.mcp is not None else None)
+async def _status(app: SessionHost) -> list[dict[str, Any]] | None:
+    status: list[dict[str, Any]] | None = await app.bridge.request(
+        lambda s: s.mcp.status() if s.mcp is not None else None
+    )
+    return status
 
 
-async def mcp_command(app: Any, args: str) -> None:
+async def mcp_command(app: SessionHost, args: str) -> None:
     words = args.split()
     status = await _status(app)
     if status is None:
@@ -53,7 +59,7 @@ async def mcp_command(app: Any, args: str) -> None:
     await _browse(app, status)
 
 
-async def _browse(app: Any, status: list[dict[str, Any]]) -> None:
+async def _browse(app: SessionHost, status: list[dict[str, Any]]) -> None:
     from pi_app.tui.selectors.choice import ChoiceSelector
     from pi_app.tui.selectors.slot import ask
 
@@ -67,13 +73,13 @@ async def _browse(app: Any, status: list[dict[str, Any]]) -> None:
         answer = await ask(app, selector)
     finally:
         app.restore_editor()
-    index = getattr(answer, "index", None)
+    index = answer.index if isinstance(answer, ChoiceSelector.Chosen) else None
     if index is None:
         return
     await _server_menu(app, ordered[index])
 
 
-async def _server_menu(app: Any, entry: dict[str, Any]) -> None:
+async def _server_menu(app: SessionHost, entry: dict[str, Any]) -> None:
     from pi_app.tui.selectors.choice import ChoiceSelector
     from pi_app.tui.selectors.slot import ask
 
@@ -89,13 +95,13 @@ async def _server_menu(app: Any, entry: dict[str, Any]) -> None:
         answer = await ask(app, selector)
     finally:
         app.restore_editor()
-    index = getattr(answer, "index", None)
+    index = answer.index if isinstance(answer, ChoiceSelector.Chosen) else None
     if index is None:
         return
     await run_action(app, options[index][1], name)
 
 
-async def run_action(app: Any, action: str, name: str) -> None:
+async def run_action(app: SessionHost, action: str, name: str) -> None:
     try:
         if action == "details":
             text = await app.bridge.request(lambda s: s.mcp.details(name))

@@ -21,7 +21,10 @@ import shutil
 import signal
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pi_app.tui.host import CommandHost
 
 DEFAULT_SHARE_VIEWER_URL = "https://pi.dev/session/"
 NOT_INSTALLED = "GitHub CLI (gh) is not installed. Install it from https://cli.github.com/"
@@ -58,7 +61,7 @@ async def _run(*args: str) -> tuple[int, str, str]:
     return process.returncode or 0, out.decode(errors="replace"), err.decode(errors="replace")
 
 
-def _kill(process: Any) -> None:
+def _kill(process: asyncio.subprocess.Process) -> None:
     try:
         if os.name == "posix":
             os.killpg(process.pid, signal.SIGKILL)
@@ -68,7 +71,7 @@ def _kill(process: Any) -> None:
         pass
 
 
-async def share_command(app: Any, args: str) -> None:
+async def share_command(app: CommandHost, args: str) -> None:
     from pi_app.tui.commands.builtin import export_page
 
     if app.session is None:
@@ -97,7 +100,7 @@ async def share_command(app: Any, args: str) -> None:
         shutil.rmtree(folder, ignore_errors=True)
 
 
-async def _create_gist(app: Any, gh: str, page: str) -> None:
+async def _create_gist(app: CommandHost, gh: str, page: str) -> None:
     from pi_app.tui.selectors.choice import BusyPanel
 
     task = asyncio.ensure_future(_run(gh, "gist", "create", "--public=false", page))
@@ -108,7 +111,7 @@ async def _create_gist(app: Any, gh: str, page: str) -> None:
         task.cancel()
 
     hint = app.hint("app.interrupt") or "escape"
-    loader = BusyPanel(f"Creating gist... ({hint} to cancel)", abort, animate=getattr(app, "animate", True))
+    loader = BusyPanel(f"Creating gist... ({hint} to cancel)", abort, animate=app.animations)
     app.show_in_editor_slot(loader)
     try:
         code, out, err = await task

@@ -9,13 +9,18 @@ one user command runs at a time; Escape cancels it.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from pi_app.tui.transcript.blocks.user_bash import UserBashBlock
 
+if TYPE_CHECKING:
+    from pi_app.coding.agent_session import AgentSession
+    from pi_app.coding.messages import BashExecutionMessage
+    from pi_app.tui.host import CommandHost
+
 
 class UserBashRun:
-    def __init__(self, app: Any, command: str, exclude: bool) -> None:
+    def __init__(self, app: CommandHost, command: str, exclude: bool) -> None:
         self.app = app
         self.command = command
         self.exclude = exclude
@@ -51,7 +56,7 @@ class UserBashRun:
         else:
             app.transcript.append_block(self.block)
         try:
-            result = await app.bridge.request(self._execute)
+            result: BashExecutionMessage = await app.bridge.request(self._execute)
         except Exception as exc:
             self.block.finish(exit_code=None, cancelled=False)
             self._refresh(immediate=True)
@@ -68,19 +73,19 @@ class UserBashRun:
         finally:
             self.running = False
 
-    async def _execute(self, session: Any) -> Any:
+    async def _execute(self, session: AgentSession) -> BashExecutionMessage:
         return await session.execute_bash(
             self.command, exclude_from_context=self.exclude, on_chunk=self._chunk
         )
 
 
-def flush_pending_bash(app: Any) -> None:
+def flush_pending_bash(app: CommandHost) -> None:
     """Move the ``!`` blocks started while the agent streamed into the transcript (next submit)."""
     for block in app.pending.take_bash_blocks():
         app.transcript.append_block(block)
 
 
-def run_user_bash(app: Any, text: str) -> None:
+def run_user_bash(app: CommandHost, text: str) -> None:
     """Start ``!cmd`` / ``!!cmd`` unless one is already running (then the text stays put)."""
     current = app.user_bash
     if current is not None and current.running:

@@ -27,13 +27,20 @@ from __future__ import annotations
 import inspect
 import logging
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pi_app.tui.editor.autocomplete import AutocompleteItem, CommandInfo
 from pi_app.tui.extensions.queue import ExtensionDialogs
 from pi_app.tui.extensions.surface import ExtensionSurface
 from pi_app.tui.extensions.ui import TuiExtensionUI
 from pi_app.tui.input.keys import KeyPress
+
+if TYPE_CHECKING:
+    from pi_app.coding.agent_session import AgentSession
+    from pi_app.coding.extensions.runner import ExtensionRunner
+    from pi_app.coding.extensions.session_binding import ExtensionBinding
+    from pi_app.coding.extensions.types import ExtensionError, RegisteredCommand, RegisteredShortcut
+    from pi_app.tui.host import ExtensionHost
 
 log = logging.getLogger(__name__)
 
@@ -74,26 +81,28 @@ def source_file(origin: Any) -> str | None:
 
 
 class AppExtensions:
-    def __init__(self, app: Any) -> None:
+    def __init__(self, app: ExtensionHost) -> None:
         self.app = app
         self.ui = TuiExtensionUI(app)
         self.surface = ExtensionSurface(app)
         self.dialogs = ExtensionDialogs(app)
-        self.shortcuts: dict[str, Any] = {}
-        self._runner: Any = None
+        self.shortcuts: dict[str, RegisteredShortcut] = {}
+        self.shutdown_requested = False
+        """``ctx.shutdown()`` came while the agent was working: the app leaves once the run ends."""
+        self._runner: ExtensionRunner | None = None
         self._warned_keys: set[str] = set()
         self._failed_renderers: set[Any] = set()
 
     # -- access ----------------------------------------------------------------------------------
 
     @property
-    def binding(self) -> Any:
+    def binding(self) -> ExtensionBinding | None:
         session = self.app.session
-        return getattr(session, "extension_runner", None) if session is not None else None
+        return session.extension_runner if session is not None else None
 
-    def current_runner(self) -> Any:
+    def current_runner(self) -> ExtensionRunner | None:
         binding = self.binding
-        return getattr(binding, "runner", binding)
+        return binding.runner if binding is not None else None
 
     # -- start-up --------------------------------------------------------------------------------
 
@@ -107,36 +116,31 @@ class AppExtensions:
         self.refresh_shortcuts()
         self.app.bridge.call(self._bind_on_agent_loop)
 
-    async def _bind_on_agent_loop(self, session: Any) -> None:
+    async def _bind_on_agent_loop(self, session: AgentSession) -> None:
         binding = session.extension_runner
         if binding is None:
             return
-        if hasattr(binding, "on_error"):
-            binding.on_error(self._error_from_any_thread)
-        if hasattr(binding, "on_shutdown_request"):
-            binding.on_shutdown_request = lambda: self.ui._run(self._shutdown_requested)
-        setter = getattr(binding, "set_ui_context", None)
-        if setter is not None:
-            setter(self.ui, "tui", True)
-        start = getattr(binding, "start", None)
-        if start is not None:
-            await start()
+        binding.on_error(self._error_from_any_thread)
+        binding.on_shutdown_request = lambda: self.ui._run(self._shutdown_requested)
+        binding.set_ui_context(self.ui, "tui", True)
+        await binding.start()
 
     def show_load_problems(self) -> None:
         binding = self.binding
-        loader = getattr(self.app.session, "resource_loader", None)
-        loaded = loader.get_extensions() if loader is not None and hasattr(loader, "get_extensions") else None
+        session = self.app.session
+        loader = session.resource_loader if session is not None else None
+        loaded = loader.get_extensions() if loader is not None else None
         runner = self.current_runner()
-        errors = list(getattr(loaded, "errors", None) or getattr(runner, "load_errors", None) or [])
+        errors = list(
+            (loaded.errors if loaded is not None else None) or (runner.load_errors if runner else [])
+        )
         for problem in errors:
             self._line(f"Extension error ({problem.path}): {_first_line(problem.error)}", "error")
-        for problem in getattr(runner, "conflicts", None) or []:
+        for problem in runner.conflicts if runner is not None else []:
             self._line(f"Warning: {problem.path}: {_first_line(problem.error)}", "warning")
-        for diagnostic in getattr(loaded, "diagnostics", None) or []:
-            text = diagnostic.one_line() if hasattr(diagnostic, "one_line") else str(diagnostic)
-            self._line(f"Warning: {_first_line(text)}", "warning")
-        take = getattr(binding, "take_override_warnings", None)
-        for warning in take() if callable(take) else []:
+        for diagnostic in loaded.diagnostics if loaded is not None else []:
+            self._line(f"Warning: {_first_line(diagnostic.one_line())}", "warning")
+        for warning in binding.take_override_warnings() if binding is not None else []:
             self._line(f"Warning: {warning}", "warning")
 
     def _line(self, text: str, kind: str) -> None:
@@ -145,13 +149,13 @@ class AppExtensions:
 
     def _shutdown_requested(self) -> None:
         """``ctx.shutdown()``: now when idle, else once the run has ended (R-EXT-46, R-TUI-11)."""
-        self.app._shutdown_requested = True
+        self.shutdown_requested = True
         if not self.app.is_working:
             self.app.shutdown()
 
     # -- errors ----------------------------------------------------------------------------------
 
-    def _error_from_any_thread(self, error: Any) -> None:
+    def _error_from_any_thread(self, error: ExtensionError) -> None:
         from pi_app.tui.extensions.ui import RunOnUI
 
         if self.ui._on_ui_thread():
@@ -159,13 +163,13 @@ class AppExtensions:
         else:
             self.app.post_message(RunOnUI(lambda: self.report(error)))
 
-    def report(self, error: Any) -> None:
+    def report(self, error: ExtensionError) -> None:
         """One ``Extension error (<file>): <message>`` line for an ``ExtensionError``."""
-        path = str(getattr(error, "extension_path", "") or "?")
+        path = error.extension_path or "?"
         if path.startswith("command:"):
             command = self._command(path.removeprefix("command:"))
-            path = getattr(command, "extension_path", "") or path
-        self._line(f"Extension error ({path}): {_first_line(str(getattr(error, 'error', error)))}", "error")
+            path = (command.extension_path if command is not None else "") or path
+        self._line(f"Extension error ({path}): {_first_line(str(error.error))}", "error")
 
     def report_exception(self, origin: Any, event: str, exc: BaseException) -> None:
         log.debug("extension UI callback failed (%s)", event, exc_info=exc)
@@ -219,11 +223,10 @@ class AppExtensions:
 
     # -- commands --------------------------------------------------------------------------------
 
-    def _command(self, name: str) -> Any:
+    def _command(self, name: str) -> RegisteredCommand | None:
         runner = self.current_runner()
-        getter = getattr(runner, "get_command", None)
         try:
-            return getter(name) if getter is not None else None
+            return runner.get_command(name) if runner is not None else None
         except Exception:
             return None
 
@@ -240,9 +243,8 @@ class AppExtensions:
 
     def command_infos(self) -> list[CommandInfo]:
         runner = self.current_runner()
-        getter = getattr(runner, "get_commands", None)
         try:
-            commands = list(getter()) if getter is not None else []
+            commands = list(runner.get_commands()) if runner is not None else []
         except Exception:
             return []
         return [
@@ -252,7 +254,7 @@ class AppExtensions:
             for c in commands
         ]
 
-    def _completer(self, command: Any) -> Callable[[str], list[AutocompleteItem] | None]:
+    def _completer(self, command: RegisteredCommand) -> Callable[[str], list[AutocompleteItem] | None]:
         def complete(prefix: str) -> list[AutocompleteItem] | None:
             try:
                 found = command.get_argument_completions(prefix)
@@ -272,13 +274,12 @@ class AppExtensions:
 
     def refresh_shortcuts(self) -> None:
         runner = self.current_runner()
-        getter = getattr(runner, "get_shortcuts", None)
         try:
-            shortcuts = dict(getter()) if getter is not None else {}
+            shortcuts = dict(runner.get_shortcuts()) if runner is not None else {}
         except Exception:
             shortcuts = {}
         keybindings = self.app.keybindings
-        allowed: dict[str, Any] = {}
+        allowed: dict[str, RegisteredShortcut] = {}
         for key, shortcut in shortcuts.items():
             actions = set(keybindings.actions_for(key))
             reserved = actions & RESERVED_APP_ACTIONS

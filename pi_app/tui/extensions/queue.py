@@ -17,9 +17,12 @@ import inspect
 from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual.widget import Widget
+
+if TYPE_CHECKING:
+    from pi_app.tui.host import ExtensionHost
 
 EXTENSION = "extension"
 """The editor-slot owner of extension dialogs: they stack over the app's selectors and vice versa."""
@@ -47,7 +50,7 @@ class DialogRequest:
 class ExtensionDialogs:
     """The queue of extension dialogs and editor-replacing components (UI thread only)."""
 
-    def __init__(self, app: Any) -> None:
+    def __init__(self, app: ExtensionHost) -> None:
         self.app = app
         self.waiting: list[DialogRequest] = []
         self.current: DialogRequest | None = None

@@ -36,13 +36,17 @@ from textual.widgets import Static
 from pi_app.tui.extensions.queue import DialogRequest, dispose_widget
 
 if TYPE_CHECKING:
+    from textual.screen import Screen
+
     from pi_app.tui.extensions.overlays import OverlayOptions
+    from pi_app.tui.host import ExtensionHost
+    from pi_app.tui.input.focus import FocusLayers
 
 
 class FooterData:
     """Read-only footer facts for a custom footer: git branch and extension statuses."""
 
-    def __init__(self, app: Any) -> None:
+    def __init__(self, app: ExtensionHost) -> None:
         self._app = app
 
     @property
@@ -82,10 +86,12 @@ class ExtensionOverlay(Vertical):
     ExtensionOverlay { layer: overlay; position: absolute; height: auto; background: $background; }
     """
 
-    def __init__(self, content: Widget, options: Any) -> None:
+    def __init__(self, content: Widget, options: Any, layers: FocusLayers) -> None:
         super().__init__()
         self.content = content
         self.options = options
+        self.layers = layers
+        """The app's focus order (``input.focus``): an overlay is one of its layers."""
         self.hidden = False
 
     @property
@@ -112,7 +118,7 @@ class ExtensionOverlay(Vertical):
     def on_resize(self) -> None:
         self.place()
 
-    def _screen_laid_out(self, screen: Any) -> None:
+    def _screen_laid_out(self, screen: Screen[Any]) -> None:
         """The terminal changed size: re-resolve the layout and ``visible(w, h)`` (R-OVL-03)."""
         if screen.size != self._placed_for:
             self._placed_for = screen.size
@@ -131,16 +137,15 @@ class ExtensionOverlay(Vertical):
         visible = resolved.visible(screen.width, screen.height) if resolved.visible else True
         shown = visible and not self.hidden
         was_shown, self.display = self.display, shown
-        layers = getattr(self.app, "focus_layers", None)
-        if was_shown and not shown and layers is not None:
-            layers.hidden(self)  # R-OVL-03: an overlay that cannot show passes the focus on
+        if was_shown and not shown:
+            self.layers.hidden(self)  # R-OVL-03: an overlay that cannot show passes the focus on
 
     def bring_to_front(self) -> None:
         """Draw above the other overlays (R-OVL-02: stack order is focus order)."""
         parent = self.parent
         if isinstance(parent, Widget) and parent.children and parent.children[-1] is not self:
             parent.move_child(self, after=parent.children[-1])
-        self.app.focus_layers.raise_(self)
+        self.layers.raise_(self)
 
 
 class OverlayHandle:
@@ -191,7 +196,7 @@ class OverlayHandle:
 
 
 class ExtensionSurface:
-    def __init__(self, app: Any) -> None:
+    def __init__(self, app: ExtensionHost) -> None:
         self.app = app
         self.widgets: dict[str, Widget] = {}
         self.footer_widget: Widget | None = None
@@ -222,7 +227,7 @@ class ExtensionSurface:
         else:
             statuses[key] = text
         self.app.footer.repaint()
-        refresh = getattr(self.footer_widget, "refresh_statuses", None)
+        refresh = getattr(self.footer_widget, "refresh_statuses", None)  # an extension's own widget
         if callable(refresh):
             refresh()
 
@@ -249,14 +254,18 @@ class ExtensionSurface:
     def editor_snapshot(self) -> str | None:
         if not self.app.has_screen:
             return None
-        editor = self.app.editor
-        expanded = getattr(editor, "expanded_text", None)
-        return expanded() if callable(expanded) else editor.text
+        return self.app.editor.expanded_text()
 
     # -- widgets above / below the editor ---------------------------------------------------------
 
-    def set_widget(self, key: str, content: Any, below: bool) -> None:
-        container = self.app.main_screen.query_one("#widgets-below" if below else "#widgets-above")
+    def _screen(self) -> Screen[None]:
+        screen = self.app.main_screen
+        if screen is None:
+            raise RuntimeError("the main screen is not mounted")
+        return screen
+
+    def set_widget(self, key: str, content: list[str] | Callable[..., Any] | None, below: bool) -> None:
+        container = self._screen().query_one("#widgets-below" if below else "#widgets-above")
         existing = self.widgets.pop(key, None)
         if content is None:
             self._remove(existing)
@@ -287,7 +296,7 @@ class ExtensionSurface:
         self._remove(self.footer_widget)
         self.footer_widget = widget
         if widget is not None:
-            self.app.main_screen.mount(widget, after=footer)
+            self._screen().mount(widget, after=footer)
         footer.display = widget is None
 
     def set_header(self, factory: Callable[..., Any] | None) -> None:
@@ -300,7 +309,7 @@ class ExtensionSurface:
             self.header_override = None
         elif isinstance(result, Widget):
             self.header_widget = result
-            self.app.main_screen.mount(result, before=self.app.transcript)
+            self._screen().mount(result, before=self.app.transcript)
             self.header_override = lambda width, theme: []
         else:
             renderable = Text(result) if isinstance(result, str) else result
@@ -332,7 +341,9 @@ class ExtensionSurface:
             return
         app.run_worker(self._open_overlay(request, overlay_options, on_handle), group="ext-overlay")
 
-    async def _open_overlay(self, request: DialogRequest, options: Any, on_handle: Any) -> None:
+    async def _open_overlay(
+        self, request: DialogRequest, options: Any, on_handle: Callable[[Any], None] | None
+    ) -> None:
         try:
             built = request.build(request)
             if inspect.isawaitable(built):
@@ -343,10 +354,10 @@ class ExtensionSurface:
             request.future.cancel()
             self.app.ext.report_exception(request.origin, "ui", exc)
             return
-        overlay = ExtensionOverlay(built, options)
+        overlay = ExtensionOverlay(built, options, self.app.focus_layers)
         self.overlays.append(overlay)
         request.future.add_done_callback(lambda _f: self.run_on_ui(lambda: self.remove_overlay(overlay)))
-        await self.app.main_screen.mount(overlay)
+        await self._screen().mount(overlay)
         self.app.focus_layers.opened(overlay, capturing=overlay.capturing, focus=overlay.display)
         if on_handle is not None:
             on_handle(OverlayHandle(self, overlay))

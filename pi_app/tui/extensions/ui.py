@@ -28,7 +28,9 @@ from typing import TYPE_CHECKING, Any
 from textual.message import Message
 
 if TYPE_CHECKING:
-    from pi_app.tui.app import PiApp
+    from pi_app.tui.extensions.surface import ExtensionSurface
+    from pi_app.tui.host import ExtensionHost
+    from pi_app.tui.theme.themes import PiTheme
 
 
 @dataclass
@@ -43,14 +45,14 @@ class RunOnUI(Message):
 class TuiExtensionUI:
     """``ctx.ui`` in the full-screen app. Safe to call from any thread."""
 
-    def __init__(self, app: PiApp) -> None:
+    def __init__(self, app: ExtensionHost) -> None:
         self._app = app
         self.working_visible = True
 
     # -- thread hopping -------------------------------------------------------------------------
 
     def _on_ui_thread(self) -> bool:
-        return threading.get_ident() == getattr(self._app, "_thread_id", None)
+        return threading.get_ident() == self._app._thread_id
 
     def _run(self, fn: Callable[[], Any], origin: Any = None) -> None:
         """Run ``fn`` on the UI thread: now if we are there, else posted (never waits)."""
@@ -60,7 +62,7 @@ class TuiExtensionUI:
             self._app.post_message(RunOnUI(fn, origin))
 
     @property
-    def _surface(self) -> Any:
+    def _surface(self) -> ExtensionSurface:
         return self._app.ext.surface
 
     # -- dialogs (R-UI-01) ----------------------------------------------------------------------
@@ -239,7 +241,7 @@ class TuiExtensionUI:
     # -- themes and display state -----------------------------------------------------------------
 
     @property
-    def theme(self) -> Any:
+    def theme(self) -> PiTheme:
         return self._app.themes.current
 
     def get_all_themes(self) -> list[dict[str, Any]]:
@@ -260,6 +262,8 @@ class TuiExtensionUI:
 
     def set_theme(self, name_or_theme: Any) -> dict[str, Any]:
         """A known name switches (and is saved, R-XUI-01); a ``PiTheme`` is applied for this run."""
+        from pi_app.tui.theme.themes import PiTheme
+
         themes = self._app.themes
         if isinstance(name_or_theme, str):
             if name_or_theme not in themes.names():
@@ -267,7 +271,7 @@ class TuiExtensionUI:
             name = name_or_theme
             self._run(lambda: self._surface.switch_theme(name))
             return {"success": True}
-        if hasattr(name_or_theme, "colors") and hasattr(name_or_theme, "fg"):
+        if isinstance(name_or_theme, PiTheme):
             theme = name_or_theme
             self._run(lambda: self._app.apply_theme(theme))
             return {"success": True}

@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from textual.app import App
 from textual.widget import Widget
 
 
@@ -33,7 +34,7 @@ def shows(widget: Widget) -> bool:
     return all(node.display for node in widget.ancestors if isinstance(node, Widget))
 
 
-def contains_focus(app: Any, widget: Widget) -> bool:
+def contains_focus(app: App[Any], widget: Widget) -> bool:
     focused = app.focused
     return focused is not None and (focused is widget or widget in focused.ancestors)
 
@@ -41,7 +42,7 @@ def contains_focus(app: Any, widget: Widget) -> bool:
 class FocusLayers:
     """The show order of the surfaces above the editor, and the focus that goes with it."""
 
-    def __init__(self, app: Any, fallback: Callable[[], Widget | None]) -> None:
+    def __init__(self, app: App[Any], fallback: Callable[[], Widget | None]) -> None:
         self.app = app
         self._fallback = fallback
         """What takes the focus when no layer can (the prompt editor)."""

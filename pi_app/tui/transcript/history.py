@@ -8,12 +8,15 @@ finished assistant messages with their tool calls, tool results (matched to thei
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pi_app.ai.util.content_text import message_text
 from pi_app.tui.transcript.blocks.custom import CustomMessageBlock
 from pi_app.tui.transcript.blocks.summary import SummaryBlock
 from pi_app.tui.transcript.blocks.user_bash import UserBashBlock
+
+if TYPE_CHECKING:
+    from pi_app.tui.host import HistoryHost
 
 
 def message_images(message: Any) -> list[Any]:
@@ -23,7 +26,7 @@ def message_images(message: Any) -> list[Any]:
     return [b for b in content if getattr(b, "type", "") == "image"]
 
 
-def add_message(app: Any, message: Any) -> None:
+def add_message(app: HistoryHost, message: Any) -> None:
     """Append the block(s) for one finished message."""
     transcript = app.transcript
     role = getattr(message, "role", None)
@@ -59,6 +62,6 @@ def add_message(app: Any, message: Any) -> None:
         transcript.append_block(SummaryBlock(message.summary, branch=True, expand_hint=hint))
 
 
-def render_session_history(app: Any, messages: Iterable[Any]) -> None:
+def render_session_history(app: HistoryHost, messages: Iterable[Any]) -> None:
     for message in messages:
         add_message(app, message)
