@@ -90,7 +90,7 @@ class ExtensionOverlay(Vertical):
         super().__init__()
         self.content = content
         self.options = options
-        self.layers = layers
+        self.focus_layers = layers
         """The app's focus order (``input.focus``): an overlay is one of its layers."""
         self.hidden = False
 
@@ -138,14 +138,14 @@ class ExtensionOverlay(Vertical):
         shown = visible and not self.hidden
         was_shown, self.display = self.display, shown
         if was_shown and not shown:
-            self.layers.hidden(self)  # R-OVL-03: an overlay that cannot show passes the focus on
+            self.focus_layers.hidden(self)  # R-OVL-03: an overlay that cannot show passes the focus on
 
     def bring_to_front(self) -> None:
         """Draw above the other overlays (R-OVL-02: stack order is focus order)."""
         parent = self.parent
         if isinstance(parent, Widget) and parent.children and parent.children[-1] is not self:
             parent.move_child(self, after=parent.children[-1])
-        self.layers.raise_(self)
+        self.focus_layers.raise_(self)
 
 
 class OverlayHandle:
