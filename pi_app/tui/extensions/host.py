@@ -73,7 +73,7 @@ def source_file(origin: Any) -> str | None:
     target = getattr(origin, "__func__", origin)
     code = getattr(target, "__code__", None)
     if code is not None:
-        return code.co_filename
+        return str(code.co_filename)
     try:
         return inspect.getsourcefile(target if inspect.isclass(target) else type(target))
     except (TypeError, OSError):
@@ -255,11 +255,14 @@ class AppExtensions:
         ]
 
     def _completer(self, command: RegisteredCommand) -> Callable[[str], list[AutocompleteItem] | None]:
+        completer = command.get_argument_completions
+        assert completer is not None  # only commands with a completer get one
+
         def complete(prefix: str) -> list[AutocompleteItem] | None:
             try:
-                found = command.get_argument_completions(prefix)
+                found = completer(prefix)
             except Exception as exc:
-                self.report_exception(command.get_argument_completions, "autocomplete", exc)
+                self.report_exception(completer, "autocomplete", exc)
                 return None
             if inspect.isawaitable(found):  # the editor asks synchronously; async completers are skipped
                 close = getattr(found, "close", None)
@@ -297,8 +300,11 @@ class AppExtensions:
             allowed[key.lower()] = shortcut
         self.shortcuts = allowed
         self.app.extension_shortcuts = {
-            key: (s.description or key, lambda key=key: self._run_shortcut(key)) for key, s in allowed.items()
+            key: (s.description or key, self._shortcut_runner(key)) for key, s in allowed.items()
         }
+
+    def _shortcut_runner(self, key: str) -> Callable[[], None]:
+        return lambda: self._run_shortcut(key)
 
     def _warn_key(self, key: str, text: str) -> None:
         if key not in self._warned_keys:
@@ -339,6 +345,7 @@ class AppExtensions:
         app = self.app
         slot = app.editor_slot
         old = slot.editor
+        assert isinstance(old, PromptEditor)
         try:
             new = (
                 factory(app, app.themes.current, app.keybindings)

@@ -28,6 +28,7 @@ from collections.abc import Callable
 from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any
 
+from rich.console import RenderableType
 from rich.text import Text
 from textual.containers import Vertical
 from textual.widget import Widget
@@ -312,7 +313,9 @@ class ExtensionSurface:
             self._screen().mount(result, before=self.app.transcript)
             self.header_override = lambda width, theme: []
         else:
-            renderable = Text(result) if isinstance(result, str) else result
+            renderable: RenderableType = (
+                Text(result) if isinstance(result, str) else result if result is not None else Text("")
+            )
             self.header_override = lambda width, theme: render_rich(renderable, width)
         self.app.refresh_header()
 

@@ -28,6 +28,9 @@ from typing import TYPE_CHECKING, Any
 from textual.message import Message
 
 if TYPE_CHECKING:
+    from textual.widget import Widget
+
+    from pi_app.tui.extensions.queue import DialogRequest
     from pi_app.tui.extensions.surface import ExtensionSurface
     from pi_app.tui.host import ExtensionHost
     from pi_app.tui.theme.themes import PiTheme
@@ -71,18 +74,20 @@ class TuiExtensionUI:
         self,
         kind: str,
         title: str,
-        build: Callable[[Any], Any],
-        cancel_value: Any,
+        build: Callable[[DialogRequest], Widget],
+        cancel_value: None,
         *,
         timeout: float | None,
         signal: Any,
-    ) -> Any:
+    ) -> str | None:
+        """The dialog's answer (the chosen option or the typed text); ``cancel_value`` when it is
+        cancelled, times out or the signal aborts."""
         from pi_app.coding.extensions.ui import countdown_title, settle_dialog  # not before the first frame
         from pi_app.tui.extensions.queue import DialogRequest
 
         if signal is not None and getattr(signal, "aborted", False):
             return cancel_value
-        answer: Future[Any] = Future()
+        answer: Future[str | None] = Future()
         request = DialogRequest(kind, title, build, answer)
         dialogs = self._app.ext.dialogs
         answer.add_done_callback(lambda _f: self._run(lambda: dialogs.close(request)))
