@@ -126,7 +126,7 @@ def slow_tool(name: str = "slow", release: asyncio.Event | None = None, **option
 
 
 def raising_tool(name: str = "fail", message: str = "tool failed", **options: Any) -> FakeTool:
-    def handler(params: Any, signal: Any, on_update: Any) -> AgentToolResult:
+    def handler(params: Any, signal: AbortSignal | None, on_update: Any) -> AgentToolResult:
         raise RuntimeError(message)
 
     return FakeTool(name, handler, **options)
@@ -154,7 +154,7 @@ def stubborn_tool(name: str = "stubborn", release: asyncio.Event | None = None, 
     """Ignores the abort signal and waits for ``release`` (forever without one)."""
     gate = release or asyncio.Event()
 
-    async def handler(params: Any, signal: Any, on_update: Any) -> AgentToolResult:
+    async def handler(params: Any, signal: AbortSignal | None, on_update: Any) -> AgentToolResult:
         await gate.wait()
         return text_result(f"{name} done")
 
@@ -164,7 +164,9 @@ def stubborn_tool(name: str = "stubborn", release: asyncio.Event | None = None, 
 def updating_tool(name: str = "progress", updates: Sequence[str] = ("1", "2"), **options: Any) -> FakeTool:
     """Reports each of ``updates`` through ``on_update`` (yielding between them), then returns."""
 
-    async def handler(params: Any, signal: Any, on_update: ToolUpdateCallback | None) -> AgentToolResult:
+    async def handler(
+        params: Any, signal: AbortSignal | None, on_update: ToolUpdateCallback | None
+    ) -> AgentToolResult:
         for text in updates:
             if on_update is not None:
                 on_update(text_result(text))

@@ -40,7 +40,7 @@ class AbortSignal:
     def __init__(self) -> None:
         self._aborted = False
         self._reason: Any = None
-        self._listeners: list[Callable[[], None]] = []
+        self._listeners: list[Callable[[], object]] = []
         self._event: asyncio.Event | None = None
 
     @property
@@ -51,8 +51,9 @@ class AbortSignal:
     def reason(self) -> Any:
         return self._reason
 
-    def add_listener(self, callback: Callable[[], None]) -> Callable[[], None]:
-        """Call ``callback`` once when aborted (at once if already aborted). Returns a remover."""
+    def add_listener(self, callback: Callable[[], object]) -> Callable[[], None]:
+        """Call ``callback`` once when aborted (at once if already aborted; what it returns is
+        ignored). Returns a remover."""
         if self._aborted:
             callback()
             return lambda: None

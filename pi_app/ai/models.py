@@ -31,7 +31,7 @@ from pi_app.ai.auth.types import (
     ProviderAuth,
     overlay_context,
 )
-from pi_app.ai.event_stream import AssistantMessageEventStream
+from pi_app.ai.event_stream import AbortSignal, AssistantMessageEventStream
 from pi_app.ai.types import (
     AssistantMessage,
     Context,
@@ -143,7 +143,7 @@ def forward_stream(
     target: AssistantMessageEventStream,
     model: Model,
     make_source: Callable[[], Awaitable[AssistantMessageEventStream]],
-    signal: Any = None,
+    signal: AbortSignal | None = None,
 ) -> AssistantMessageEventStream:
     """Run ``make_source`` in a producer task and copy its events into ``target``.
 

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pi_app.ai.auth.helpers import no_auth
-from pi_app.ai.event_stream import AssistantMessageEventStream
+from pi_app.ai.event_stream import AbortSignal, AssistantMessageEventStream
 from pi_app.ai.growing import GrowingText, GrowingThinking, GrowingToolCall, freeze_blocks
 from pi_app.ai.models import BasicProvider, create_provider
 from pi_app.ai.types import (
@@ -435,7 +435,7 @@ def _scripted_failure_text(step: HttpError | Cut | Garbage) -> str:
     return "Invalid JSON in stream: {not json"
 
 
-async def _sleep_or_abort(seconds: float | None, signal: Any) -> bool:
+async def _sleep_or_abort(seconds: float | None, signal: AbortSignal | None) -> bool:
     """Sleep (forever if ``seconds`` is None); return True if the signal fired first."""
     if signal is None:
         if seconds is None:

@@ -10,19 +10,22 @@ down to the nearest lower one (so ``max`` on a model that stops at ``high`` runs
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pi_app.ai.types import Model
 
 THINKING_LEVELS: tuple[str, ...] = ("off", "minimal", "low", "medium", "high", "xhigh", "max")
 DEFAULT_THINKING_LEVEL = "medium"
 EXTENDED_LEVELS: frozenset[str] = frozenset({"xhigh", "max"})
 
 
-def supports_xhigh(model: Any) -> bool:
+def supports_xhigh(model: Model | None) -> bool:
     level_map = getattr(model, "thinking_level_map", None) or {}
     return level_map.get("xhigh") is not None
 
 
-def supported_thinking_levels(model: Any) -> list[str]:
+def supported_thinking_levels(model: Model | None) -> list[str]:
     if not getattr(model, "reasoning", False):
         return ["off"]
     level_map = getattr(model, "thinking_level_map", None) or {}
@@ -36,7 +39,7 @@ def supported_thinking_levels(model: Any) -> list[str]:
     return levels or ["off"]
 
 
-def clamp_thinking_level(model: Any, level: str | None) -> str:
+def clamp_thinking_level(model: Model | None, level: str | None) -> str:
     """The supported level for ``level``: itself, else the next higher, else the next lower."""
     supported = supported_thinking_levels(model)
     if not level or level not in THINKING_LEVELS:

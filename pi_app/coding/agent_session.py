@@ -76,7 +76,10 @@ if TYPE_CHECKING:
     from pi_app.coding.checkpoints.restore import RestorePlan, RestoreResult
     from pi_app.coding.compaction.run import CompactionOutcome
     from pi_app.coding.compaction.summarize import CompactionResult
+    from pi_app.coding.models.registry import ModelRegistry
     from pi_app.coding.models.resolver import ScopedModel
+    from pi_app.coding.session.manager import SessionManager
+    from pi_app.coding.settings import SettingsManager
     from pi_app.coding.trust import TrustAnswer
 
 log = logging.getLogger(__name__)
@@ -161,9 +164,9 @@ class AgentSession(SessionSwitchingMixin):
         self,
         *,
         agent: Agent,
-        session_manager: Any,
-        settings_manager: Any,
-        model_registry: Any = None,
+        session_manager: SessionManager,
+        settings_manager: SettingsManager,
+        model_registry: ModelRegistry | None = None,
         cwd: str,
         tool_definitions: Sequence[Any] = (),
         no_model_message: str | None = None,
@@ -381,7 +384,7 @@ class AgentSession(SessionSwitchingMixin):
             start, total = cached[1], cached[3]
         else:
             start, total = 0, UsageTotals()
-        added = [e.message for e in entries[start:] if getattr(e, "message", None) is not None]
+        added = [e.message for e in entries[start:] if isinstance(e, MessageEntry)]
         total = total.plus(added)
         self._usage_sum = (manager, len(entries), entries[-1] if entries else None, total)
         return total

@@ -18,9 +18,12 @@ import json
 import os
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pi_app.ai.util.content_text import content_text
+
+if TYPE_CHECKING:
+    from pi_app.coding.session.manager import SessionManager
 
 
 class ExportError(Exception):
@@ -33,7 +36,7 @@ def default_output_path(session_file: str | None, session_id: str, cwd: str | No
 
 
 def export_session_to_html(
-    session_manager: Any, output_path: str | None = None, *, cwd: str | None = None
+    session_manager: SessionManager, output_path: str | None = None, *, cwd: str | None = None
 ) -> Path:
     """Write the session's active branch to ``output_path`` (or the default name); returns the path."""
     header = session_manager.get_header()

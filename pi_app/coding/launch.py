@@ -26,6 +26,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from pi_app.coding.agent_session import AgentSession
+    from pi_app.coding.models.registry import ModelRegistry
+    from pi_app.coding.sdk import CreatedSession
+    from pi_app.coding.session.manager import SessionManager
+    from pi_app.coding.settings import SettingsManager
     from pi_app.coding.trust import TrustAnswer
 
 
@@ -152,7 +157,9 @@ def extension_allowlist(options: LaunchOptions) -> list[str] | None:
     return [e for e in entries if not is_edit(e)] + [e[1:] for e in entries if e.startswith("+")]
 
 
-def report_unmatched_tools(options: LaunchOptions, session: Any, report: Callable[[str], None]) -> None:
+def report_unmatched_tools(
+    options: LaunchOptions, session: AgentSession, report: Callable[[str], None]
+) -> None:
     """1.6.0 enables no tool for a ``--tools`` list that matches none, and says so: one line naming
     the entries that matched no built-in, extension or MCP tool, and one when nothing is enabled."""
     from pi_app.coding.mcp.naming import matches_any
@@ -183,8 +190,8 @@ def session_dir_for(options: LaunchOptions, cwd: str) -> str:
 
 
 def open_session_manager(
-    options: LaunchOptions, cwd: str, settings_manager: Any, host: LaunchHost = LaunchHost()
-) -> Any:
+    options: LaunchOptions, cwd: str, settings_manager: SettingsManager, host: LaunchHost = LaunchHost()
+) -> SessionManager:
     from pi_app.coding import paths
     from pi_app.coding.session.manager import SessionManager
     from pi_app.coding.session.storage import SessionStoreError, default_session_storage
@@ -221,7 +228,7 @@ def _session_choices(options: LaunchOptions) -> list[tuple[str, bool]]:
     ]
 
 
-def fork_session_argument(arg: str, cwd: str, session_dir: str) -> Any:
+def fork_session_argument(arg: str, cwd: str, session_dir: str) -> SessionManager:
     """``--fork <path | id prefix>``: copy that session (whole tree) into a new session of this project."""
     from pi_app.coding import paths
     from pi_app.coding.session.listing import looks_like_path
@@ -242,7 +249,7 @@ def fork_session_argument(arg: str, cwd: str, session_dir: str) -> Any:
         raise LaunchError(f"Error: {exc}") from None
 
 
-def open_session_by_id(session_id: str, cwd: str, session_dir: str) -> Any:
+def open_session_by_id(session_id: str, cwd: str, session_dir: str) -> SessionManager:
     """``--session-id <id>`` (spec 30 R-LIST-07): the project's session with exactly that id, else a
     new session that gets the id."""
     from pi_app.coding.session.manager import SessionManager
@@ -261,7 +268,7 @@ def open_session_argument(
     session_dir: str,
     ask: Callable[[str], bool] = _decline,
     report: Callable[[str], None] = _log_line,
-) -> Any:
+) -> SessionManager:
     """``--session <path | id prefix>`` (spec 30 R-LIST-06): a path opens (or creates) that file; an id
     prefix opens the first match in this project, or offers to fork a match from another project."""
     from pi_app.coding.session.manager import NotASessionFileError, SessionManager
@@ -303,8 +310,8 @@ async def load_resources(
     options: LaunchOptions,
     cwd: str,
     agent_dir: Any,
-    settings: Any,
-    registry: Any,
+    settings: SettingsManager,
+    registry: ModelRegistry,
     host: LaunchHost = LaunchHost(),
 ) -> Any:
     """The ``ResourceLoader`` for ``--skill``/``--prompt-template``/``--theme`` and their ``--no-*``
@@ -360,7 +367,7 @@ async def build_session(
     stream_fn: Any = None,
     host: LaunchHost = LaunchHost(),
     base_tools_override: Mapping[str, Any] | None = None,
-) -> Any:
+) -> CreatedSession:
     """Build the ``CreatedSession`` for these options, or raise ``LaunchError`` with one line;
     ``host`` hears the start-up warnings and answers the fork question. ``base_tools_override``
     (name -> tool definition) replaces the built-in tools, with the same tools active by default
@@ -449,7 +456,7 @@ async def build_session(
 
 
 def _attach_mcp(
-    session: Any, options: LaunchOptions, cwd: str, agent_dir: Any, resources: Any, host: LaunchHost
+    session: AgentSession, options: LaunchOptions, cwd: str, agent_dir: Any, resources: Any, host: LaunchHost
 ) -> None:
     """The servers of ``mcp.json`` (issue 22) start connecting in the background; the project's
     file counts only in a trusted project. Nothing of the MCP SDK is imported without servers."""
@@ -468,7 +475,7 @@ def _attach_mcp(
     )
 
 
-def _extension_mcp_servers(session: Any, resources: Any) -> None:
+def _extension_mcp_servers(session: AgentSession, resources: Any) -> None:
     """Servers the extensions registered while loading (``pi.register_mcp_server``)."""
     loaded = resources.get_extensions()
     servers = {
@@ -539,7 +546,7 @@ def _report_load_problems(loaded: Any, report: Callable[[str], None]) -> None:
 
 
 async def attach_extensions(
-    session: Any, loader: Any, options: LaunchOptions, host: LaunchHost = LaunchHost()
+    session: AgentSession, loader: Any, options: LaunchOptions, host: LaunchHost = LaunchHost()
 ) -> Any:
     """Bind the loaded extensions to ``session`` (spec 40 §2.8 steps 6-8; see
     ``pi_app.coding.extensions.session_binding``); returns the binding, also set as
@@ -591,7 +598,7 @@ async def attach_extensions(
     return binding
 
 
-async def finish_extensions(session: Any) -> None:
+async def finish_extensions(session: AgentSession) -> None:
     """End of a print/JSON run: let extensions' fire-and-forget work finish, then
     ``session_shutdown{quit}``."""
     binding = getattr(session, "extension_runner", None)

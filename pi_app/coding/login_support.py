@@ -9,9 +9,12 @@ account id) in ``auth.json`` (0600), where pi 1.6.0 keeps it; the next request r
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pi_app.ai.auth.types import AuthInteraction, Credential
+
+if TYPE_CHECKING:
+    from pi_app.coding.models.registry import ModelRegistry
 
 # listed first and marked ✦ in /login, as pi 1.6.0 features them
 FEATURED = ("radius", "openrouter")
@@ -25,7 +28,7 @@ class LoginProvider:
     oauth_label: str | None = None  # set when the provider offers an account sign-in
 
 
-async def login_providers(registry: Any, *, api_key: bool) -> list[LoginProvider]:
+async def login_providers(registry: ModelRegistry, *, api_key: bool) -> list[LoginProvider]:
     """Providers offering an API key (``api_key``) or an account sign-in: the featured ones first,
     then by display name."""
     out = []
@@ -53,21 +56,21 @@ async def login_providers(registry: Any, *, api_key: bool) -> list[LoginProvider
     return sorted(out, key=order)
 
 
-async def save_api_key(registry: Any, provider_id: str, interaction: AuthInteraction) -> Credential:
+async def save_api_key(registry: ModelRegistry, provider_id: str, interaction: AuthInteraction) -> Credential:
     """Ask for the key (and any other setting the provider needs) and store it in ``auth.json``."""
     credential = await registry.models.login(provider_id, "api_key", interaction)
     await registry.refresh()
     return credential
 
 
-async def stored_credential_type(registry: Any, provider_id: str) -> str | None:
+async def stored_credential_type(registry: ModelRegistry, provider_id: str) -> str | None:
     for info in await registry.credentials.list():
         if info.get("providerId") == provider_id:
             return str(info.get("type") or "api_key")
     return None
 
 
-async def remove_credentials(registry: Any, provider_id: str) -> str:
+async def remove_credentials(registry: ModelRegistry, provider_id: str) -> str:
     """Delete the provider's stored credential; the one line to show."""
     name = registry.get_provider_display_name(provider_id)
     kind = await stored_credential_type(registry, provider_id)
@@ -81,7 +84,7 @@ async def remove_credentials(registry: Any, provider_id: str) -> str:
     return f"Removed stored {what} for {name}. Environment variables and models.json config are unchanged."
 
 
-async def model_after_login(registry: Any, provider_id: str) -> Any:
+async def model_after_login(registry: ModelRegistry, provider_id: str) -> Any:
     """The provider's default model (1.6.0's per-provider default), else its first available one."""
     from pi_app.coding.models.resolver import DEFAULT_MODEL_PER_PROVIDER
 

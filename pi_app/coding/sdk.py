@@ -15,13 +15,19 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pi_app.agent import Agent, AgentOptions
 from pi_app.ai.types import Model
 from pi_app.coding import paths
 from pi_app.coding.agent_session import AgentSession, clamp_level
 from pi_app.coding.messages import convert_to_llm
+
+if TYPE_CHECKING:
+    from pi_app.agent.stream_fn import StreamFn
+    from pi_app.coding.models.registry import ModelRegistry
+    from pi_app.coding.session.manager import SessionManager
+    from pi_app.coding.settings import SettingsManager
 
 
 @dataclass
@@ -128,9 +134,9 @@ async def create_agent_session(
     cwd: str | None = None,
     *,
     agent_dir: str | Path | None = None,
-    session_manager: Any = None,
-    settings_manager: Any = None,
-    model_registry: Any = None,
+    session_manager: SessionManager | None = None,
+    settings_manager: SettingsManager | None = None,
+    model_registry: ModelRegistry | None = None,
     model: Model | None = None,
     thinking_level: str | None = None,
     tools: Sequence[str] | None = None,
@@ -141,7 +147,7 @@ async def create_agent_session(
     no_context_files: bool = False,
     api_key: str | None = None,
     continuing: bool = False,
-    stream_fn: Any = None,
+    stream_fn: StreamFn | None = None,
     resource_loader: Any = None,
     base_tools_override: Mapping[str, Any] | None = None,
 ) -> CreatedSession:

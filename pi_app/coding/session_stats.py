@@ -16,7 +16,10 @@ A session without a session manager falls back to its messages.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pi_app.coding.agent_session import AgentSession
 
 
 @dataclass
@@ -103,7 +106,7 @@ def _count_message(stats: SessionStats, message: Any) -> None:
         _add_usage(stats, message.usage)
 
 
-def compute_session_stats(session: Any) -> SessionStats:
+def compute_session_stats(session: AgentSession) -> SessionStats:
     from pi_app.coding.session.format import (
         BranchSummaryEntry,
         CompactionEntry,
@@ -127,7 +130,7 @@ def compute_session_stats(session: Any) -> SessionStats:
     return stats
 
 
-def _context_usage(session: Any) -> dict[str, Any] | None:
+def _context_usage(session: AgentSession) -> dict[str, Any] | None:
     get_usage = getattr(session, "get_context_usage", None)
     if callable(get_usage):
         usage = get_usage()

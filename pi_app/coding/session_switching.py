@@ -11,10 +11,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from pi_app.ai.event_stream import AbortController
+from pi_app.ai.event_stream import AbortController, AbortSignal
 from pi_app.ai.types import UserMessage
 from pi_app.coding.session.format import MessageEntry, ThinkingLevelChangeEntry
 from pi_app.coding.session_events import SessionInfoChangedEvent
+
+if TYPE_CHECKING:
+    from pi_app.coding.models.registry import ModelRegistry
+    from pi_app.coding.session.manager import SessionManager
+    from pi_app.coding.settings import SettingsManager
 
 if TYPE_CHECKING:  # tree_navigation loads with the first tree operation (start-up cost)
     from pi_app.ai.types import Model
@@ -54,9 +59,9 @@ class SessionSwitchingMixin:
     ``_replace_messages``, ``_emit_soon``, ``_queue_event``."""
 
     agent: Any
-    session_manager: Any
-    settings_manager: Any
-    model_registry: Any
+    session_manager: SessionManager
+    settings_manager: SettingsManager
+    model_registry: ModelRegistry | None
     extension_runner: Any
     _pending_bash: list[Any]
     _retry_attempt: int
@@ -105,7 +110,7 @@ class SessionSwitchingMixin:
         self._branch_summary_controller = controller
         settings = self.settings_manager.get_branch_summary_settings()
 
-        async def before_tree(prep: TreePreparation, signal: Any) -> Any:
+        async def before_tree(prep: TreePreparation, signal: AbortSignal | None) -> Any:
             return await self._hook_before("session_before_tree", preparation=prep, signal=signal)
 
         try:

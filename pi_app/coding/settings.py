@@ -558,16 +558,16 @@ class SettingsManager:
         level = (self._view.model_thinking_levels or {}).get(f"{provider}/{model_id}")
         return level if level in THINKING_LEVELS else None
 
-    def get_transport(self) -> str:
+    def get_transport(self) -> Literal["sse", "websocket", "auto"]:
         return self._view.transport
 
     def get_enabled_models(self) -> list[str] | None:
         return list(self._view.enabled_models) if self._view.enabled_models is not None else None
 
-    def get_steering_mode(self) -> str:
+    def get_steering_mode(self) -> Literal["all", "one-at-a-time"]:
         return self._view.steering_mode
 
-    def get_follow_up_mode(self) -> str:
+    def get_follow_up_mode(self) -> Literal["all", "one-at-a-time"]:
         return self._view.follow_up_mode
 
     def get_theme(self) -> str | None:

@@ -12,13 +12,16 @@ from __future__ import annotations
 import inspect
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pi_app.ai.event_stream import AbortSignal
 from pi_app.ai.types import Model, UserMessage
 from pi_app.ai.util.content_text import content_text
 from pi_app.coding.session.format import CustomMessageEntry, MessageEntry, SessionEntry
 from pi_app.coding.session.manager import EntryNotFoundError
+
+if TYPE_CHECKING:
+    from pi_app.coding.session.manager import SessionManager
 
 
 class NavigationError(RuntimeError):
@@ -82,7 +85,7 @@ def _get(answer: Any, key: str) -> Any:
 
 
 async def navigate_tree(
-    session_manager: Any,
+    session_manager: SessionManager,
     target_id: str,
     *,
     summarize: bool = False,

@@ -25,10 +25,13 @@ import getpass
 import re
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pi_app.ai.codec import encode_line
 from pi_app.ai.event_stream import AbortSignal
+
+if TYPE_CHECKING:
+    from pi_app.coding.models.registry import ModelRegistry
 
 USAGE = """Usage:
   pi auth login <provider> [--api-key] [--no-browser]
@@ -117,12 +120,12 @@ def make_registry() -> Any:
     return ModelRegistry(AuthStorage(agent_dir / "auth.json"), agent_dir / "models.json")
 
 
-def unknown_provider(registry: Any, provider: str) -> AuthCommandError:
+def unknown_provider(registry: ModelRegistry, provider: str) -> AuthCommandError:
     ids = ", ".join(sorted(registry.get_provider_ids()))
     return AuthCommandError(f'Unknown provider "{provider}".\nProviders: {ids}')
 
 
-def target_provider(registry: Any, options: dict[str, Any]) -> str:
+def target_provider(registry: ModelRegistry, options: dict[str, Any]) -> str:
     if options.get("provider"):
         return str(options["provider"])
     reference = options.get("model")
@@ -192,7 +195,7 @@ class TerminalInteraction:
         return line.strip()
 
 
-async def login(registry: Any, positional: list[str], options: dict[str, Any]) -> int:
+async def login(registry: ModelRegistry, positional: list[str], options: dict[str, Any]) -> int:
     from pi_app.coding.login_support import save_api_key
 
     if not positional:
@@ -222,7 +225,7 @@ async def login(registry: Any, positional: list[str], options: dict[str, Any]) -
     return 0
 
 
-async def logout(registry: Any, positional: list[str]) -> int:
+async def logout(registry: ModelRegistry, positional: list[str]) -> int:
     from pi_app.coding.login_support import remove_credentials
 
     if not positional:
@@ -236,7 +239,7 @@ async def logout(registry: Any, positional: list[str]) -> int:
 
 
 async def resolve(
-    registry: Any, provider_id: str, *, refresh: bool, min_expiry_ms: int = 0
+    registry: ModelRegistry, provider_id: str, *, refresh: bool, min_expiry_ms: int = 0
 ) -> tuple[str, Any]:
     """(status, detail): ``ready`` with the AuthResult, ``not_ready``/``invalid`` with a reason."""
     from pi_app.ai.auth.resolve import ModelsError
@@ -270,7 +273,7 @@ async def resolve(
     return "ready", result
 
 
-async def check(registry: Any, options: dict[str, Any]) -> int:
+async def check(registry: ModelRegistry, options: dict[str, Any]) -> int:
     provider_id = target_provider(registry, options)
     status, detail = await resolve(registry, provider_id, refresh=not options.get("no_refresh"))
     out: dict[str, Any] = {"status": status, "provider": provider_id}
@@ -292,7 +295,7 @@ async def check(registry: Any, options: dict[str, Any]) -> int:
     return {"ready": 0, "not_ready": 1}.get(status, 2)
 
 
-async def print_key(registry: Any, options: dict[str, Any], *, bearer: bool) -> int:
+async def print_key(registry: ModelRegistry, options: dict[str, Any], *, bearer: bool) -> int:
     provider_id = target_provider(registry, options)
     min_expiry = parse_duration_ms(options["min_expiry"]) if options.get("min_expiry") else 0
     status, detail = await resolve(registry, provider_id, refresh=True, min_expiry_ms=min_expiry)

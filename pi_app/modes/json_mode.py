@@ -10,16 +10,19 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pi_app.coding.agent_session import NoModelError
 from pi_app.modes.output import LineWriter
 from pi_app.modes.print_mode import run_prompts
 from pi_app.modes.serialize import event_to_wire
 
+if TYPE_CHECKING:
+    from pi_app.coding.agent_session import AgentSession
+
 
 async def run_json_mode(
-    session: Any, out: LineWriter, first_text: str | None, images: Sequence[Any], more: Sequence[str]
+    session: AgentSession, out: LineWriter, first_text: str | None, images: Sequence[Any], more: Sequence[str]
 ) -> int:
     out.write(session.session_manager.get_header().raw)
     unsubscribe = session.subscribe(lambda event: out.write(event_to_wire(event)))

@@ -15,16 +15,19 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pi_app.ai.types import TextContent
 from pi_app.coding.agent_session import NoModelError
 from pi_app.modes.output import LineWriter
 from pi_app.terminal_text import visible_controls
 
+if TYPE_CHECKING:
+    from pi_app.coding.agent_session import AgentSession
+
 
 async def run_prompts(
-    session: Any, first_text: str | None, images: Sequence[Any], more: Sequence[str]
+    session: AgentSession, first_text: str | None, images: Sequence[Any], more: Sequence[str]
 ) -> None:
     if first_text is not None:
         await session.prompt(first_text, images or None)
@@ -33,7 +36,7 @@ async def run_prompts(
 
 
 async def run_print_mode(
-    session: Any, out: LineWriter, first_text: str | None, images: Sequence[Any], more: Sequence[str]
+    session: AgentSession, out: LineWriter, first_text: str | None, images: Sequence[Any], more: Sequence[str]
 ) -> int:
     if first_text is None and not more:
         sys.stderr.write("Error: no prompt given (pass a message, @file, or pipe text on stdin)\n")

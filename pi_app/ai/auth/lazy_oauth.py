@@ -10,6 +10,7 @@ import importlib
 from typing import Any
 
 from pi_app.ai.auth.types import AuthInteraction, Credential, ModelAuth
+from pi_app.ai.event_stream import AbortSignal
 
 
 class LazyOAuth:
@@ -28,7 +29,7 @@ class LazyOAuth:
     async def login(self, interaction: AuthInteraction) -> Credential:
         return await self.load().login(interaction)
 
-    async def refresh(self, credential: Credential, signal: Any = None) -> Credential:
+    async def refresh(self, credential: Credential, signal: AbortSignal | None = None) -> Credential:
         return await self.load().refresh(credential, signal)
 
     async def to_auth(self, credential: Credential) -> ModelAuth:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from pi_app.ai.auth.types import AuthContext, AuthResult, CredentialStore
+from pi_app.ai.event_stream import AbortSignal
 from pi_app.ai.types import now_ms
 
 ModelsErrorCode = Literal["oauth", "auth", "provider", "stream", "model_source", "model_validation"]
@@ -26,7 +27,7 @@ async def resolve_provider_auth(
     store: CredentialStore,
     ctx: AuthContext,
     overrides: dict[str, Any] | None = None,
-    signal: Any = None,
+    signal: AbortSignal | None = None,
 ) -> AuthResult | None:
     if overrides and overrides.get("api_key"):
         return AuthResult(auth={"apiKey": overrides["api_key"]}, source="override")

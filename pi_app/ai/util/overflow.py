@@ -8,7 +8,10 @@ from __future__ import annotations
 
 import re
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pi_app.ai.types import Message
 
 _PATTERNS = [
     r"prompt is too long",
@@ -38,7 +41,7 @@ def _overflow_patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
     return overflow, cerebras
 
 
-def is_context_overflow(message: Any, context_window: int | None = None) -> bool:
+def is_context_overflow(message: Message, context_window: int | None = None) -> bool:
     stop = getattr(message, "stop_reason", None)
     if stop == "error":
         text = getattr(message, "error_message", None) or ""

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 from pi_app.agent.events import AgentStartEvent, ToolExecutionEndEvent
 from pi_app.agent.types import BeforeToolCallContext, BeforeToolCallResult
+from pi_app.ai.event_stream import AbortSignal
 from pi_app.coding.checkpoints.scan import FileStamp, scan_tree
 from pi_app.coding.checkpoints.store import ContentStore
 from pi_app.coding.checkpoints.watch import DRAIN_TIMEOUT_MS, ProjectWatcher
@@ -111,7 +112,9 @@ class CheckpointRecorder:
 
     # -- before ---------------------------------------------------------------------------------
 
-    async def _before(self, ctx: BeforeToolCallContext, _signal: Any) -> BeforeToolCallResult | None:
+    async def _before(
+        self, ctx: BeforeToolCallContext, _signal: AbortSignal | None
+    ) -> BeforeToolCallResult | None:
         call = ctx.tool_call
         args = call.arguments if isinstance(call.arguments, dict) else {}
         if call.name in FILE_TOOLS and isinstance(args.get("path"), str):

@@ -10,6 +10,7 @@ import re
 from functools import cache
 from typing import Any
 
+from pi_app.ai.event_stream import AbortSignal
 from pi_app.ai.util.overflow import is_context_overflow
 
 
@@ -37,7 +38,7 @@ def backoff_delay_ms(base_delay_ms: int, attempt: int) -> int:
     return int(base_delay_ms * 2 ** (attempt - 1))
 
 
-async def sleep_abortable(seconds: float, signal: Any = None) -> bool:
+async def sleep_abortable(seconds: float, signal: AbortSignal | None = None) -> bool:
     """Sleep; True when the signal aborted the wait."""
     if signal is None:
         await asyncio.sleep(seconds)

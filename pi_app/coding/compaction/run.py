@@ -12,7 +12,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pi_app.ai.event_stream import AbortSignal
 from pi_app.ai.types import Model, Usage
@@ -25,6 +25,9 @@ from pi_app.coding.compaction.summarize import (
     compact,
 )
 from pi_app.coding.session.context import context_from_path
+
+if TYPE_CHECKING:
+    from pi_app.coding.session.manager import SessionManager
 
 Emit = Callable[[Any], Awaitable[None]]
 BeforeCompactHook = Callable[[CompactionPreparation, list[Any], str | None, AbortSignal], Awaitable[Any]]
@@ -84,7 +87,7 @@ def _sum_usage(usages: list[Usage]) -> dict[str, Any] | None:
 async def run_compaction(
     *,
     reason: str,
-    session_manager: Any,
+    session_manager: SessionManager,
     settings: CompactionSettings | Any,
     model: Model | None,
     stream_fn: Callable[..., Any],
@@ -141,7 +144,7 @@ async def run_compaction(
 async def _compact_now(
     *,
     reason: str,
-    session_manager: Any,
+    session_manager: SessionManager,
     settings: CompactionSettings,
     model: Model | None,
     stream_fn: Callable[..., Any],

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from pi_app.ai.event_stream import AbortSignal
 from pi_app.ai.types import Context, Model, SimpleStreamOptions, TextContent, Usage, UserMessage, now_ms
 from pi_app.ai.util.content_text import content_text
 from pi_app.coding.compaction.estimate import estimate_tokens
@@ -104,7 +105,7 @@ class SummaryRequest:
 
     model: Model
     stream_fn: StreamFn
-    signal: Any = None
+    signal: AbortSignal | None = None
     thinking_level: str | None = None  # the session's level; used only if the model reasons
     retry_enabled: bool = True
     max_retries: int = 3

@@ -15,6 +15,7 @@ import signal as signals
 from collections.abc import Callable
 from typing import Any, Literal
 
+from pi_app.ai.event_stream import AbortSignal
 from pi_app.coding.extensions.event_bus import ScopedEventBus
 from pi_app.coding.extensions.runtime import ExtensionRuntime
 from pi_app.coding.extensions.types import (
@@ -176,7 +177,7 @@ class ExtensionAPI:
         *,
         cwd: str | None = None,
         timeout: float | None = None,
-        signal: Any = None,
+        signal: AbortSignal | None = None,
     ) -> ExecResult:
         """Run a program without a shell; on timeout/abort SIGTERM, then SIGKILL after 5 s."""
         self._live("exec")
@@ -241,7 +242,12 @@ class ExtensionAPI:
 
 
 async def run_process(
-    command: str, args: list[str], *, cwd: str, timeout: float | None = None, signal: Any = None
+    command: str,
+    args: list[str],
+    *,
+    cwd: str,
+    timeout: float | None = None,
+    signal: AbortSignal | None = None,
 ) -> ExecResult:
     try:
         process = await asyncio.create_subprocess_exec(

@@ -24,6 +24,7 @@ from pi_app.agent.types import (
     BeforeToolCallContext,
     BeforeToolCallResult,
 )
+from pi_app.ai.event_stream import AbortSignal
 from pi_app.ai.types import now_ms
 from pi_app.coding.extensions import types as ext
 
@@ -31,7 +32,9 @@ GetRunner = Callable[[], Any]
 
 
 def before_tool_call_hook(get_runner: GetRunner) -> Callable[..., Any]:
-    async def hook(ctx: BeforeToolCallContext, signal: Any = None) -> BeforeToolCallResult | None:
+    async def hook(
+        ctx: BeforeToolCallContext, signal: AbortSignal | None = None
+    ) -> BeforeToolCallResult | None:
         runner = get_runner()
         if runner is None or not runner.has_handlers("tool_call"):
             return None
@@ -45,7 +48,9 @@ def before_tool_call_hook(get_runner: GetRunner) -> Callable[..., Any]:
 
 
 def after_tool_call_hook(get_runner: GetRunner) -> Callable[..., Any]:
-    async def hook(ctx: AfterToolCallContext, signal: Any = None) -> AfterToolCallResult | None:
+    async def hook(
+        ctx: AfterToolCallContext, signal: AbortSignal | None = None
+    ) -> AfterToolCallResult | None:
         runner = get_runner()
         if runner is None or not runner.has_handlers("tool_result"):
             return None
@@ -70,7 +75,7 @@ def transform_context_hook(
 ) -> Callable[..., Any]:
     """``context`` handlers after an optional ``base`` transform (e.g. the session's own)."""
 
-    async def hook(messages: list[Any], signal: Any = None) -> list[Any]:
+    async def hook(messages: list[Any], signal: AbortSignal | None = None) -> list[Any]:
         if base is not None:
             result = base(messages, signal)
             messages = await result if hasattr(result, "__await__") else result
@@ -89,7 +94,7 @@ class AgentEventForwarder:
         self.get_runner = get_runner
         self.turn_index = 0
 
-    async def __call__(self, event: Any, signal: Any = None) -> Any:
+    async def __call__(self, event: Any, signal: AbortSignal | None = None) -> Any:
         runner = self.get_runner()
         if runner is None:
             return None

@@ -24,7 +24,7 @@ import traceback
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pi_app.coding.extensions.api import ExtensionAPI
 from pi_app.coding.extensions.discovery import (  # noqa: F401  (re-exported: the loader's public names)
@@ -44,6 +44,9 @@ from pi_app.coding.extensions.discovery import (  # noqa: F401  (re-exported: th
 from pi_app.coding.extensions.runtime import ExtensionRuntime
 from pi_app.coding.extensions.types import Extension, ExtensionLoadError, LoadExtensionsResult
 from pi_app.coding.resources.diagnostics import PathMetadata
+
+if TYPE_CHECKING:
+    from pi_app.coding.models.registry import ModelRegistry
 
 log = logging.getLogger(__name__)
 
@@ -121,7 +124,7 @@ async def load_extensions(
     runtime: ExtensionRuntime | None = None,
     generation: int | None = None,
     factories: Sequence[Callable[..., Any]] = (),
-    model_registry: Any = None,
+    model_registry: ModelRegistry | None = None,
 ) -> LoadExtensionsResult:
     """Import and set up each source in order, then the inline ``factories`` as ``<inline:N>``."""
     runtime = runtime or ExtensionRuntime(model_registry=model_registry, import_generation=generation or 0)

@@ -44,7 +44,7 @@ import logging
 import traceback
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pi_app.coding.extensions.context import (
     ExtensionCommandContext,
@@ -79,6 +79,9 @@ from pi_app.coding.extensions.types import (
     ToolResultEvent,
 )
 from pi_app.coding.extensions.ui import ExtensionUIContext, NoOpUIContext
+
+if TYPE_CHECKING:
+    from pi_app.coding.models.registry import ModelRegistry
 
 log = logging.getLogger(__name__)
 
@@ -173,7 +176,7 @@ class ExtensionRunner:
         loaded: LoadExtensionsResult,
         *,
         cwd: str,
-        model_registry: Any = None,
+        model_registry: ModelRegistry | None = None,
         resources: Any = None,
         reserved_commands: Iterable[str] = RESERVED_COMMANDS,
         keybindings: Mapping[str, str] | None = None,
@@ -412,7 +415,7 @@ class ExtensionRunner:
     def teardown(self) -> None:
         self.runtime.teardown()
 
-    async def create_successor(self, model_registry: Any = None) -> ExtensionRunner:
+    async def create_successor(self, model_registry: ModelRegistry | None = None) -> ExtensionRunner:
         """Session replacement: a new runtime running the cached ``setup`` functions (R-EXT-24)."""
         runtime = ExtensionRuntime(
             model_registry=model_registry or self.runtime.model_registry,

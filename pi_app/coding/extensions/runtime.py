@@ -18,7 +18,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pi_app.coding.extensions.event_bus import EventBus
 from pi_app.coding.extensions.types import (
@@ -27,6 +27,10 @@ from pi_app.coding.extensions.types import (
     StaleExtensionContextError,
     ToolInfo,
 )
+
+if TYPE_CHECKING:
+    from pi_app.coding.models.registry import ModelRegistry
+
 
 _runtime_ids = itertools.count(1)
 
@@ -179,7 +183,7 @@ class PendingProvider:
 class ExtensionRuntime:
     """State shared by all extensions of one generation: flags, queued providers, the bound host."""
 
-    def __init__(self, *, model_registry: Any = None, import_generation: int = 0) -> None:
+    def __init__(self, *, model_registry: ModelRegistry | None = None, import_generation: int = 0) -> None:
         self.id = next(_runtime_ids)
         self.import_generation = import_generation
         self.model_registry = model_registry

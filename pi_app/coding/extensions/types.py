@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
+from pi_app.ai.event_stream import AbortSignal
 from pi_app.coding.extensions.discovery import ExtensionLoadError, LoadExtensionsResult  # noqa: F401
 from pi_app.coding.resources.diagnostics import PathMetadata
 
@@ -210,7 +211,7 @@ class SessionBeforeCompactEvent:
     custom_instructions: str | None
     reason: Literal["manual", "threshold", "overflow"]
     will_retry: bool
-    signal: Any = None
+    signal: AbortSignal | None = None
     type: ClassVar[str] = "session_before_compact"
 
 
@@ -236,7 +237,7 @@ class SessionCompactFailedEvent:
 @dataclass
 class SessionBeforeTreeEvent:
     preparation: Any
-    signal: Any = None
+    signal: AbortSignal | None = None
     type: ClassVar[str] = "session_before_tree"
 
 

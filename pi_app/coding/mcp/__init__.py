@@ -15,13 +15,16 @@ from __future__ import annotations
 import atexit
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pi_app.coding.agent_session import AgentSession
 
 _atexit_installed = False
 
 
 def attach_mcp(
-    session: Any,
+    session: AgentSession,
     *,
     agent_dir: str | Path,
     cwd: str,
@@ -68,7 +71,7 @@ def _lazy_auth_factory(agent_dir: Path) -> Callable[[Any], Any]:
 
 
 def start_manager(
-    session: Any,
+    session: AgentSession,
     config: Any,
     *,
     agent_dir: str | Path,
@@ -101,7 +104,7 @@ def start_manager(
     return manager
 
 
-def register_extension_servers(session: Any, servers: dict[str, tuple[dict[str, Any], str]]) -> None:
+def register_extension_servers(session: AgentSession, servers: dict[str, tuple[dict[str, Any], str]]) -> None:
     """Servers extensions registered (name -> (entry, extension path)); a manager is made for a
     session without mcp.json servers. Sessions started with ``--no-mcp`` get none."""
     if not servers or getattr(session, "mcp_disabled", False):
@@ -119,7 +122,7 @@ def register_extension_servers(session: Any, servers: dict[str, tuple[dict[str, 
         manager.register_server(name, entry, f"extension:{source}")
 
 
-async def reload_mcp(session: Any) -> None:
+async def reload_mcp(session: AgentSession) -> None:
     """``/reload``: read mcp.json again; servers whose entry did not change keep their connection,
     the others are stopped, started or restarted. Extension servers stay as registered."""
     if getattr(session, "mcp_disabled", False):

@@ -32,6 +32,7 @@ from collections.abc import Awaitable, Callable, Coroutine
 from pathlib import Path
 from typing import Any
 
+from pi_app.ai.event_stream import AbortSignal
 from pi_app.coding.mcp.config import (
     McpServerConfig,
     ResolveError,
@@ -505,7 +506,7 @@ class ServerConnection:
         arguments: dict[str, Any],
         *,
         on_progress: Callable[[float, float | None, str | None], None] | None = None,
-        signal: Any = None,
+        signal: AbortSignal | None = None,
     ) -> Any:
         session = await self.ensure_connected()
         return await self._bounded(
@@ -515,7 +516,9 @@ class ServerConnection:
             f'MCP server "{self.name}" tool "{tool}"',
         )
 
-    async def request(self, make: Callable[[Any], Awaitable[Any]], what: str, signal: Any = None) -> Any:
+    async def request(
+        self, make: Callable[[Any], Awaitable[Any]], what: str, signal: AbortSignal | None = None
+    ) -> Any:
         """A read (resources): retried once after a transient HTTP failure (408, 429, 5xx or a
         network error), as 1.6.0; tool calls are never retried (the server may have acted)."""
         for attempt in (1, 2):
@@ -535,7 +538,7 @@ class ServerConnection:
         self,
         start: Callable[[Any], Coroutine[Any, Any, Any]],
         on_progress: Callable[[float, float | None, str | None], None] | None,
-        signal: Any,
+        signal: AbortSignal | None,
         what: str,
     ) -> Any:
         loop = asyncio.get_running_loop()

@@ -27,6 +27,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
+from pi_app.ai.event_stream import AbortSignal
 from pi_app.coding.mcp.config import McpConfig, McpServerConfig
 from pi_app.coding.mcp.connection import ServerConnection, kill_all_children
 from pi_app.coding.mcp.naming import matches_any, sanitise, tool_exposure, tool_names
@@ -224,7 +225,7 @@ class McpManager:
         if waiting:
             await asyncio.wait([asyncio.ensure_future(c.wait_ready()) for c in waiting], timeout=timeout)
 
-    async def wait_all(self, timeout: float | None = None, signal: Any = None) -> None:
+    async def wait_all(self, timeout: float | None = None, signal: AbortSignal | None = None) -> None:
         """Until no enabled server is on a connection attempt (or ``timeout``, or the abort)."""
         if not self.connecting:
             self.connect_all()

@@ -16,27 +16,31 @@ servers' instructions, so it rarely changes and the provider's prompt cache stay
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from pi_app.ai.event_stream import AbortSignal
 from pi_app.coding.mcp.tools import loaded_tool_names
+
+if TYPE_CHECKING:
+    from pi_app.coding.agent_session import AgentSession
 
 SECTION_START = "\n\n<mcp_servers>"
 
 
-def _merged(session: Any, tools: list[Any], messages: list[Any]) -> list[Any]:
+def _merged(session: AgentSession, tools: list[Any], messages: list[Any]) -> list[Any]:
     base = [t for t in tools if not getattr(t, "mcp", False)]
     names = {getattr(t, "name", None) for t in base}
     extra = [t for t in session.mcp.agent_tools(loaded_tool_names(messages)) if t.name not in names]
     return base + extra
 
 
-def _with_section(session: Any, prompt: str) -> str:
+def _with_section(session: AgentSession, prompt: str) -> str:
     base = prompt.split(SECTION_START, 1)[0]
     section = session.mcp.prompt_section()
     return f"{base}\n\n{section}" if section else base
 
 
-def _connect_after_first_request(session: Any) -> None:
+def _connect_after_first_request(session: AgentSession) -> None:
     """Connect once the model's answer starts (the request is out) or the run ends. No timer: on a
     busy machine a wall-clock deadline would fire before the request; a tool that needs a server
     connects it on the spot."""
@@ -56,7 +60,7 @@ def _connect_after_first_request(session: Any) -> None:
     unsubscribe = session.subscribe(listener)
 
 
-async def prepare_run(session: Any) -> None:
+async def prepare_run(session: AgentSession) -> None:
     mcp = session.mcp
     if not mcp.connecting and not mcp.has_direct_servers():
         # print/JSON mode defer connecting: the SDK import and the servers' start-up must not
@@ -69,14 +73,14 @@ async def prepare_run(session: Any) -> None:
     _install_hook(session)
 
 
-def _install_hook(session: Any) -> None:
+def _install_hook(session: AgentSession) -> None:
     agent = session.agent
     if getattr(agent, "_pi_mcp_hook", False):
         return
     previous = agent.prepare_next_turn_with_context
     from pi_app.agent.types import AgentContext, AgentLoopTurnUpdate
 
-    async def next_turn(turn: Any, signal: Any) -> Any:
+    async def next_turn(turn: Any, signal: AbortSignal | None) -> Any:
         update = None
         if previous is not None:
             from pi_app.agent.tools import maybe_await

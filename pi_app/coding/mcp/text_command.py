@@ -5,7 +5,10 @@ pi 1.6.0 does. The text reaches the user through the session's ``mcp_output`` li
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pi_app.coding.agent_session import AgentSession
 
 ACTIONS = ("login", "logout", "reconnect", "enable", "disable")
 
@@ -29,7 +32,7 @@ def status_text(manager: Any) -> str:
     return "\n".join(lines) or "No MCP servers configured."
 
 
-async def run_text_command(session: Any, text: str) -> str:
+async def run_text_command(session: AgentSession, text: str) -> str:
     manager = session.mcp
     if manager is None:
         return "No MCP servers configured (pi mcp add, or ~/.pi/agent/mcp.json)."

@@ -22,6 +22,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from pi_app.agent.types import AgentToolResult
+from pi_app.ai.event_stream import AbortSignal
 from pi_app.ai.types import TextContent
 from pi_app.coding.tools.definition import ToolDefinition
 
@@ -41,7 +42,7 @@ def server_tool_definition(manager: McpManager, server: str, tool: Any, name: st
     original = tool.name
 
     async def execute(
-        tool_call_id: str, params: dict[str, Any], signal: Any, on_update: Any, ctx: Any
+        tool_call_id: str, params: dict[str, Any], signal: AbortSignal | None, on_update: Any, ctx: Any
     ) -> AgentToolResult:
         from pi_app.coding.mcp.results import tool_result
 
@@ -120,7 +121,7 @@ def rank_tools(query: str, candidates: Iterable[tuple[str, str, str]], limit: in
 
 def tool_search_definition(manager: McpManager) -> ToolDefinition:
     async def execute(
-        tool_call_id: str, params: dict[str, Any], signal: Any, on_update: Any, ctx: Any
+        tool_call_id: str, params: dict[str, Any], signal: AbortSignal | None, on_update: Any, ctx: Any
     ) -> AgentToolResult:
         query = str((params or {}).get("query") or "").strip()
         limit = (params or {}).get("limit") or DEFAULT_SEARCH_LIMIT
@@ -195,7 +196,7 @@ def _plain(item: Any, server: str) -> dict[str, Any]:
 
 def resource_tool_definitions(manager: McpManager) -> list[ToolDefinition]:
     async def list_resources(
-        tool_call_id: str, params: dict[str, Any], signal: Any, on_update: Any, ctx: Any
+        tool_call_id: str, params: dict[str, Any], signal: AbortSignal | None, on_update: Any, ctx: Any
     ) -> AgentToolResult:
         from mcp_types import PaginatedRequestParams
 
@@ -231,7 +232,7 @@ def resource_tool_definitions(manager: McpManager) -> list[ToolDefinition]:
         )
 
     async def list_templates(
-        tool_call_id: str, params: dict[str, Any], signal: Any, on_update: Any, ctx: Any
+        tool_call_id: str, params: dict[str, Any], signal: AbortSignal | None, on_update: Any, ctx: Any
     ) -> AgentToolResult:
         params = params or {}
         await manager.wait_all(signal=signal)
@@ -247,7 +248,7 @@ def resource_tool_definitions(manager: McpManager) -> list[ToolDefinition]:
         return AgentToolResult(content=[TextContent(text=text)], details={"count": len(templates)})
 
     async def read(
-        tool_call_id: str, params: dict[str, Any], signal: Any, on_update: Any, ctx: Any
+        tool_call_id: str, params: dict[str, Any], signal: AbortSignal | None, on_update: Any, ctx: Any
     ) -> AgentToolResult:
         from pi_app.coding.mcp.results import resource_result
 

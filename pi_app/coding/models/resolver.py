@@ -21,9 +21,12 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from pi_app.ai.types import Model
+
+if TYPE_CHECKING:
+    from pi_app.coding.models.registry import ModelRegistry
 
 THINKING_LEVELS: tuple[str, ...] = ("off", "minimal", "low", "medium", "high", "xhigh", "max")
 DEFAULT_THINKING_LEVEL = "medium"
@@ -255,7 +258,7 @@ def resolve_model_scope(
 # ---------------------------------------------------------------------------------------------
 
 
-def _provider_ids(registry: Any, models: Sequence[Model]) -> list[str]:
+def _provider_ids(registry: ModelRegistry, models: Sequence[Model]) -> list[str]:
     ids: list[str] = []
     getter = getattr(registry, "get_provider_ids", None)
     for pid in list(getter() if getter is not None else []) + [m.provider for m in models]:
@@ -277,7 +280,9 @@ def _not_found(reference: str) -> ModelResolutionError:
     return ModelResolutionError(f'Model "{reference}" not found. Use --list-models to see available models.')
 
 
-def resolve_cli_model(registry: Any, provider: str | None, model_pattern: str | None) -> ResolvedModel:
+def resolve_cli_model(
+    registry: ModelRegistry, provider: str | None, model_pattern: str | None
+) -> ResolvedModel:
     """Resolve ``--provider``/``--model`` over ALL models (strict level suffixes)."""
     models = list(registry.get_all())
     providers = _provider_ids(registry, models)
@@ -336,7 +341,7 @@ def resolve_cli_model(registry: Any, provider: str | None, model_pattern: str | 
 # ---------------------------------------------------------------------------------------------
 
 
-async def _has_credentials(registry: Any, provider: str) -> bool:
+async def _has_credentials(registry: ModelRegistry, provider: str) -> bool:
     check = getattr(registry, "has_credentials", None)
     if check is not None:
         return bool(await check(provider))
@@ -352,7 +357,7 @@ def first_preferred_model(available: Sequence[Model]) -> Model | None:
     return None
 
 
-async def _fallback(registry: Any) -> tuple[Model | None, str]:
+async def _fallback(registry: ModelRegistry) -> tuple[Model | None, str]:
     available = list(await registry.get_available())
     preferred = first_preferred_model(available)
     if preferred is not None:
@@ -363,7 +368,7 @@ async def _fallback(registry: Any) -> tuple[Model | None, str]:
 
 
 async def restore_session_model(
-    registry: Any, provider: str, model_id: str, current: Model | None = None
+    registry: ModelRegistry, provider: str, model_id: str, current: Model | None = None
 ) -> tuple[Model | None, str | None, bool]:
     """R-MOD-26 -> (model, message, restored). The message is the info or the fallback warning."""
     model = registry.find(provider, model_id)
@@ -378,7 +383,7 @@ async def restore_session_model(
 
 
 async def find_initial_model(
-    registry: Any,
+    registry: ModelRegistry,
     *,
     cli_provider: str | None = None,
     cli_model: str | None = None,
@@ -425,7 +430,9 @@ async def find_initial_model(
 # ---------------------------------------------------------------------------------------------
 
 
-async def cycle_candidates(registry: Any, scoped_models: Sequence[ScopedModel]) -> list[ScopedModel]:
+async def cycle_candidates(
+    registry: ModelRegistry, scoped_models: Sequence[ScopedModel]
+) -> list[ScopedModel]:
     """Scoped models whose provider has credentials, else every available model."""
     if scoped_models:
         out: list[ScopedModel] = []
@@ -437,7 +444,7 @@ async def cycle_candidates(registry: Any, scoped_models: Sequence[ScopedModel]) 
 
 
 async def cycle_model(
-    registry: Any, current: Model | None, scoped_models: Sequence[ScopedModel], direction: int = 1
+    registry: ModelRegistry, current: Model | None, scoped_models: Sequence[ScopedModel], direction: int = 1
 ) -> ScopedModel | None:
     """The next candidate (wrap-around) or None when fewer than two candidates exist."""
     candidates = await cycle_candidates(registry, scoped_models)

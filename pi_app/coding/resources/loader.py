@@ -64,6 +64,7 @@ from pi_app.coding.resources.prompt_templates import (
 from pi_app.coding.resources.skills import Skill, discover_skill_files, load_skill_file
 
 if TYPE_CHECKING:
+    from pi_app.coding.models.registry import ModelRegistry
     from pi_app.coding.resources.packages import ResolvedPackage
     from pi_app.coding.resources.themes import ThemeSpec  # themes load once a theme file is found
     from pi_app.coding.trust import TrustAnswer
@@ -276,7 +277,7 @@ class ResourceLoader:
         settings: Any = None,
         trust: Any = None,
         trust_decider: TrustDecider | None = None,
-        model_registry: Any = None,
+        model_registry: ModelRegistry | None = None,
         mode: str = "print",
         ui: Any = None,
         additional_extension_paths: Sequence[str] = (),

@@ -112,7 +112,7 @@ READ_ONLY_TOOLS = ("read", "grep", "find", "ls")
 
 def create_read_tool(
     cwd: str,
-    operations: Any = None,
+    operations: ReadOperations | None = None,
     *,
     auto_resize_images: bool = True,
     options: ReadToolOptions | None = None,
@@ -121,13 +121,13 @@ def create_read_tool(
     return create_read_tool_definition(cwd, operations, options)
 
 
-def create_write_tool(cwd: str, operations: Any = None) -> ToolDefinition:
+def create_write_tool(cwd: str, operations: WriteOperations | None = None) -> ToolDefinition:
     from pi_app.coding.tools.write import create_write_tool_definition
 
     return create_write_tool_definition(cwd, operations)
 
 
-def create_edit_tool(cwd: str, operations: Any = None) -> ToolDefinition:
+def create_edit_tool(cwd: str, operations: EditOperations | None = None) -> ToolDefinition:
     from pi_app.coding.tools.edit import create_edit_tool_definition
 
     return create_edit_tool_definition(cwd, operations)
@@ -135,7 +135,7 @@ def create_edit_tool(cwd: str, operations: Any = None) -> ToolDefinition:
 
 def create_bash_tool(
     cwd: str,
-    operations: Any = None,
+    operations: BashOperations | None = None,
     spawn_hook: Any = None,
     *,
     command_prefix: str | None = None,
@@ -157,19 +157,19 @@ def create_bash_tool(
     return create_bash_tool_definition(cwd, options)
 
 
-def create_grep_tool(cwd: str, operations: Any = None) -> ToolDefinition:
+def create_grep_tool(cwd: str, operations: GrepOperations | None = None) -> ToolDefinition:
     from pi_app.coding.tools.grep import create_grep_tool_definition
 
     return create_grep_tool_definition(cwd, operations)
 
 
-def create_find_tool(cwd: str, operations: Any = None) -> ToolDefinition:
+def create_find_tool(cwd: str, operations: FindOperations | None = None) -> ToolDefinition:
     from pi_app.coding.tools.find import create_find_tool_definition
 
     return create_find_tool_definition(cwd, operations)
 
 
-def create_ls_tool(cwd: str, operations: Any = None) -> ToolDefinition:
+def create_ls_tool(cwd: str, operations: LsOperations | None = None) -> ToolDefinition:
     from pi_app.coding.tools.ls import create_ls_tool_definition
 
     return create_ls_tool_definition(cwd, operations)

@@ -190,7 +190,7 @@ def create_local_bash_operations(shell_path: str | None = None) -> LocalBashOper
 class BashToolOptions:
     """How the bash tool runs commands: back end, prefix, spawn hook, shell."""
 
-    operations: Any = None
+    operations: BashOperations | None = None
     command_prefix: str | None = None
     spawn_hook: Callable[[BashSpawnContext], BashSpawnContext] | None = None
     shell_path: str | None = None
@@ -360,7 +360,7 @@ async def execute_user_bash(
     cwd: str,
     on_chunk: Callable[[str], None] | None = None,
     signal: AbortSignal | None = None,
-    operations: Any = None,
+    operations: BashOperations | None = None,
     *,
     shell_path: str | None = None,
     command_prefix: str | None = None,

@@ -148,7 +148,7 @@ def _edits_from(params: dict[str, Any]) -> list[Edit]:
 
 
 async def preview_edit(
-    path: str, edits: list[dict[str, Any]] | list[Edit], cwd: str, operations: Any = None
+    path: str, edits: list[dict[str, Any]] | list[Edit], cwd: str, operations: EditOperations | None = None
 ) -> tuple[str, str]:
     """The file's text before and after these edits (LF-normalised), without writing; raises
     ``EditError`` with the tool's own one-line message when the edit would fail."""
@@ -167,7 +167,7 @@ async def preview_edit(
 
 
 async def compute_edits_diff(
-    path: str, edits: list[dict[str, Any]] | list[Edit], cwd: str, operations: Any = None
+    path: str, edits: list[dict[str, Any]] | list[Edit], cwd: str, operations: EditOperations | None = None
 ) -> dict[str, Any]:
     """Preview an edit without writing: ``{"diff", "firstChangedLine"}`` or ``{"error"}``."""
     from pi_app.coding.tools.edit_diff import EditError, generate_diff_string
@@ -180,7 +180,7 @@ async def compute_edits_diff(
     return {"diff": diff, "firstChangedLine": first_changed}
 
 
-def create_edit_tool_definition(cwd: str, operations: Any = None) -> ToolDefinition:
+def create_edit_tool_definition(cwd: str, operations: EditOperations | None = None) -> ToolDefinition:
     ops = operations or LocalEditOperations()
 
     async def edit_file(

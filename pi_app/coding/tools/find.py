@@ -120,7 +120,7 @@ def _sort_key(path: str) -> list[str]:
     return path.rstrip("/").split("/")
 
 
-def create_find_tool_definition(cwd: str, operations: Any = None) -> ToolDefinition:
+def create_find_tool_definition(cwd: str, operations: FindOperations | None = None) -> ToolDefinition:
     ops = operations or LocalFindOperations()
 
     async def run(

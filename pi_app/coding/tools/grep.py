@@ -227,7 +227,7 @@ async def _format(
     return out, truncated_any
 
 
-def create_grep_tool_definition(cwd: str, operations: Any = None) -> ToolDefinition:
+def create_grep_tool_definition(cwd: str, operations: GrepOperations | None = None) -> ToolDefinition:
     ops = operations or LocalGrepOperations()
 
     async def run(

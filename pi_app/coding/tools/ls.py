@@ -59,7 +59,7 @@ class LocalLsOperations:
         return os.listdir(absolute_path)
 
 
-def create_ls_tool_definition(cwd: str, operations: Any = None) -> ToolDefinition:
+def create_ls_tool_definition(cwd: str, operations: LsOperations | None = None) -> ToolDefinition:
     ops = operations or LocalLsOperations()
 
     async def run(

@@ -222,7 +222,7 @@ def _structured(result: AgentToolResult) -> Any:
 
 
 def create_read_tool_definition(
-    cwd: str, operations: Any = None, options: ReadToolOptions | None = None
+    cwd: str, operations: ReadOperations | None = None, options: ReadToolOptions | None = None
 ) -> ToolDefinition:
     options = options or ReadToolOptions()
     ops = operations or options.operations or LocalReadOperations()

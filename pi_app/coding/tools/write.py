@@ -40,7 +40,7 @@ class LocalWriteOperations:
         os.makedirs(directory, exist_ok=True)
 
 
-def create_write_tool_definition(cwd: str, operations: Any = None) -> ToolDefinition:
+def create_write_tool_definition(cwd: str, operations: WriteOperations | None = None) -> ToolDefinition:
     ops = operations or LocalWriteOperations()
 
     async def run(

@@ -49,6 +49,7 @@ from pi_app.modes.rpc.framing import LineWriter
 from pi_app.modes.serialize import event_to_wire
 
 if TYPE_CHECKING:
+    from pi_app.coding.agent_session import AgentSession
     from pi_app.coding.extensions.types import CommandLocation
 
 log = logging.getLogger(__name__)
@@ -61,7 +62,7 @@ SHUTDOWN_GRACE_S = 4.0
 
 
 class RpcServer:
-    def __init__(self, session: Any, writer: LineWriter) -> None:
+    def __init__(self, session: AgentSession, writer: LineWriter) -> None:
         self.session = session
         self.writer = writer
         self.ui = RpcUIContext(self.send)
@@ -575,7 +576,7 @@ def _tree_node(node: Any) -> dict[str, Any]:
     return root
 
 
-def _slash_commands(session: Any) -> list[dict[str, Any]]:
+def _slash_commands(session: AgentSession) -> list[dict[str, Any]]:
     runner = getattr(session, "extension_runner", None)
     infos: list[Any] = []
     if runner is not None:
@@ -675,7 +676,7 @@ async def run_rpc_mode(options: Any) -> int:
         session.dispose()
 
 
-def _bind_extensions(session: Any, server: RpcServer) -> None:
+def _bind_extensions(session: AgentSession, server: RpcServer) -> None:
     """Give loaded extensions the RPC dialogs, report their errors as ``extension_error`` events,
     honour ``ctx.shutdown()`` and start them (``session_start``)."""
     runner = getattr(session, "extension_runner", None)

@@ -213,13 +213,19 @@ def _open_dialog(app: SessionHost, title: str, extra_hint: str = "") -> tuple[Ab
     return controller, _Interaction(app, dialog, controller.signal)
 
 
+def _registry(session: AgentSession) -> ModelRegistry:
+    if session.model_registry is None:
+        raise RuntimeError("this session has no model registry")
+    return session.model_registry
+
+
 async def _run_api_key_login(app: SessionHost, provider_id: str, name: str) -> None:
     from pi_app.coding.login_support import model_after_login, save_api_key
 
     controller, interaction = _open_dialog(app, f"Login to {name}", " · enter submit")
 
     async def login(session: AgentSession) -> tuple[str, str | None]:
-        registry = session.model_registry
+        registry = _registry(session)
         await save_api_key(registry, provider_id, interaction)
         selected = None
         if session.model is None:
@@ -248,7 +254,7 @@ async def _run_login(app: SessionHost, provider_id: str, label: str, oauth: Any)
 
     async def login(session: AgentSession) -> str:
         credential = await oauth.login(interaction)
-        registry = session.model_registry
+        registry = _registry(session)
 
         async def store(_current: Any) -> Any:
             return credential

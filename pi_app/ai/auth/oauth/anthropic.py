@@ -18,6 +18,7 @@ from pi_app.ai.auth.oauth.callback_server import receive_authorization_code
 from pi_app.ai.auth.oauth.common import expires_at, post_token
 from pi_app.ai.auth.oauth.pkce import generate_pkce
 from pi_app.ai.auth.types import AuthInteraction, Credential, ModelAuth
+from pi_app.ai.event_stream import AbortSignal
 
 CLIENT_ID = "9d1c250a-e61b-44d9-88ed-5944d1962f5e"
 AUTHORIZE_URL = "https://claude.ai/oauth/authorize"
@@ -84,7 +85,7 @@ class AnthropicOAuth:
             )
         return _credential(data)
 
-    async def refresh(self, credential: Credential, signal: Any = None) -> Credential:
+    async def refresh(self, credential: Credential, signal: AbortSignal | None = None) -> Credential:
         async with self.http_client_factory() as client:
             data = await post_token(
                 client,

@@ -10,13 +10,13 @@ from __future__ import annotations
 import asyncio
 import re
 from collections.abc import Awaitable, Callable
-from typing import Any
 
 import httpx
 
 from pi_app.ai.auth.oauth.common import OAuthError
 from pi_app.ai.auth.oauth.device_code import DeviceFlowError, poll_for_token
 from pi_app.ai.auth.types import AuthInteraction, Credential, ModelAuth
+from pi_app.ai.event_stream import AbortSignal
 from pi_app.ai.providers.github_copilot import copilot_base_url
 
 CLIENT_ID = "Iv1.b507a08c87ecfe98"
@@ -143,7 +143,7 @@ class GitHubCopilotOAuth:
             except httpx.HTTPError:
                 pass  # a model the account cannot enable is not a login failure
 
-    async def refresh(self, credential: Credential, signal: Any = None) -> Credential:
+    async def refresh(self, credential: Credential, signal: AbortSignal | None = None) -> Credential:
         async with self.http_client_factory() as client:
             return await self._copilot_token(client, credential["refresh"], credential.get("enterpriseUrl"))
 

@@ -24,6 +24,7 @@ from pi_app.ai.auth.oauth.callback_server import CallbackServer
 from pi_app.ai.auth.oauth.common import OAuthError, first_code, now_ms
 from pi_app.ai.auth.oauth.pkce import generate_pkce
 from pi_app.ai.auth.types import AuthInteraction, Credential, ModelAuth
+from pi_app.ai.event_stream import AbortSignal
 
 AUTHORIZE_URL = "https://auth.openai.com/api/accounts/authorize"
 TOKEN_URL = "https://auth.openai.com/api/accounts/oauth/token"
@@ -122,7 +123,7 @@ class OpenAIChatGPTOAuth:
             raise OAuthError("OpenAI OAuth token response did not contain an ID token")
         return _credential(token, client_id)
 
-    async def refresh(self, credential: Credential, signal: Any = None) -> Credential:
+    async def refresh(self, credential: Credential, signal: AbortSignal | None = None) -> Credential:
         client_id = str(credential.get("clientId") or "").strip()
         if not client_id:
             raise OAuthError(

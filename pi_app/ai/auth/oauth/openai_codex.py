@@ -32,6 +32,7 @@ from pi_app.ai.auth.oauth.common import (
 )
 from pi_app.ai.auth.oauth.pkce import generate_pkce
 from pi_app.ai.auth.types import AuthInteraction, Credential, ModelAuth
+from pi_app.ai.event_stream import AbortSignal
 from pi_app.ai.http.transport import RequestAborted, race_abort
 
 CLIENT_ID = "app_EMoamEEZ73f0CkXaXp7hrann"
@@ -207,7 +208,7 @@ class OpenAICodexOAuth:
             )
         return _credential(data, None)
 
-    async def refresh(self, credential: Credential, signal: Any = None) -> Credential:
+    async def refresh(self, credential: Credential, signal: AbortSignal | None = None) -> Credential:
         async with self.http_client_factory() as client:
             data = await post_token(
                 client,

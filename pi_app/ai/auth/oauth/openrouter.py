@@ -19,6 +19,7 @@ from pi_app.ai.auth.oauth.callback_server import receive_authorization_code
 from pi_app.ai.auth.oauth.common import OAuthError
 from pi_app.ai.auth.oauth.pkce import generate_pkce
 from pi_app.ai.auth.types import AuthInteraction, Credential, ModelAuth
+from pi_app.ai.event_stream import AbortSignal
 
 AUTHORIZE_URL = "https://openrouter.ai/auth"
 KEYS_URL = "https://openrouter.ai/api/v1/auth/keys"
@@ -84,7 +85,7 @@ class OpenRouterOAuth:
             raise OAuthError('OpenRouter OAuth response carries no "key"')
         return {"type": "oauth", "access": key, "refresh": "", "expires": NEVER}
 
-    async def refresh(self, credential: Credential, signal: Any = None) -> Credential:
+    async def refresh(self, credential: Credential, signal: AbortSignal | None = None) -> Credential:
         return credential
 
     async def to_auth(self, credential: Credential) -> ModelAuth:

@@ -21,6 +21,7 @@ import httpx
 from pi_app.ai.auth.oauth.common import OAuthError, now_ms, post_token
 from pi_app.ai.auth.oauth.device_code import DeviceFlowError, poll_for_token
 from pi_app.ai.auth.types import AuthInteraction, Credential, ModelAuth
+from pi_app.ai.event_stream import AbortSignal
 
 CLIENT_ID = "b1a00492-073a-47ea-816f-4c329264a828"
 SCOPE = "openid profile email offline_access grok-cli:access api:access"
@@ -108,7 +109,7 @@ class DeviceCodeOAuth:
         """The credential from the approved device's token response."""
         return _credential(token, None)
 
-    async def refresh(self, credential: Credential, signal: Any = None) -> Credential:
+    async def refresh(self, credential: Credential, signal: AbortSignal | None = None) -> Credential:
         async with self.http_client_factory() as client:
             data = await post_token(
                 client,
@@ -210,7 +211,7 @@ class MetaOAuth(DeviceCodeOAuth):
         interaction.notify({"type": "progress", "message": "Enabling Meta Model API access..."})
         return await self._mint(client, str(token["access_token"]))
 
-    async def refresh(self, credential: Credential, signal: Any = None) -> Credential:
+    async def refresh(self, credential: Credential, signal: AbortSignal | None = None) -> Credential:
         async with self.http_client_factory() as client:
             return await self._mint(client, str(credential.get("refresh") or ""))
 
