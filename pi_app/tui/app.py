@@ -489,7 +489,7 @@ class PiApp(App[int], inherit_bindings=False):
                 session_id, has_file = await self.bridge.request(
                     lambda s: (
                         s.session_id,
-                        bool(s.session_file) and s.session_manager.storage.exists(s.session_file),
+                        bool(s.session_file) and s.session_manager.storage.exists(s.session_file or ""),
                     )
                 )
             except Exception:  # the agent loop is gone: the conversation is still worth printing

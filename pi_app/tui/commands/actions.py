@@ -158,7 +158,9 @@ async def available_models(app: SessionHost) -> list[Model]:
         return []
     if session.model_registry is None:
         return [session.model] if session.model is not None else []
-    models: list[Model] = list(await app.bridge.request(lambda s: s.model_registry.get_available()))
+    models: list[Model] = list(
+        await app.bridge.request(lambda s: s.model_registry.get_available() if s.model_registry else [])
+    )
     app.known_models = models
     return models
 

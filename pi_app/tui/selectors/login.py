@@ -132,7 +132,7 @@ async def _open_account_list(app: SessionHost, registry: ModelRegistry) -> None:
         app.show_status("No provider offers an account sign-in. Use an API key instead.")
         return
     by_id = {pid: (label, oauth) for pid, label, oauth in providers}
-    listed = await app.bridge.request(lambda s: login_providers(s.model_registry, api_key=False))
+    listed = await app.bridge.request(lambda s: login_providers(_registry(s), api_key=False))
 
     def choose(item: SelectItem) -> None:
         label, oauth = by_id[item.value]
@@ -146,7 +146,7 @@ async def open_api_key_list(app: SessionHost) -> None:
     """The API-key route: every provider, type to filter, configured ones marked."""
     from pi_app.coding.login_support import login_providers
 
-    providers = await app.bridge.request(lambda s: login_providers(s.model_registry, api_key=True))
+    providers = await app.bridge.request(lambda s: login_providers(_registry(s), api_key=True))
     names = {p.id: p.name for p in providers}
 
     def choose(item: SelectItem) -> None:
@@ -283,7 +283,7 @@ async def open_logout(app: SessionHost) -> None:
     if registry is None:
         app.show_status("Still starting up…")
         return
-    infos = await app.bridge.request(lambda s: s.model_registry.credentials.list())
+    infos = await app.bridge.request(lambda s: _registry(s).credentials.list())
     stored = [str(info.get("providerId")) for info in infos]
     if not stored:
         app.show_status("No stored credentials. Use /login first.")
@@ -291,7 +291,7 @@ async def open_logout(app: SessionHost) -> None:
 
     def choose(item: SelectItem) -> None:
         async def logout() -> None:
-            message = await app.bridge.request(lambda s: remove_credentials(s.model_registry, item.value))
+            message = await app.bridge.request(lambda s: remove_credentials(_registry(s), item.value))
             app.restore_editor()
             app.refresh_footer()
             app.show_status(message)

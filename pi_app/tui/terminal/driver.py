@@ -97,7 +97,7 @@ class QuietLinuxDriver(LinuxDriver):
             deadline = getattr(parser, "_timeout_time", _UNKNOWN)
             if deadline is _UNKNOWN:  # another Textual: poll as Textual does
                 return POLL_INTERVAL
-            return None if deadline is None else max(0.0, deadline - get_time())
+            return max(0.0, deadline - get_time()) if isinstance(deadline, int | float) else None
 
         try:
             while not self.exit_event.is_set():
