@@ -15,7 +15,7 @@ import copy
 import importlib
 import re
 import weakref
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
@@ -26,6 +26,7 @@ from pi_app.ai.auth.types import (
     AuthInteraction,
     AuthResult,
     Credential,
+    CredentialInfo,
     CredentialStore,
     EnvAuthContext,
     ProviderAuth,
@@ -411,7 +412,13 @@ class MutableModels:
         provider = self._providers.get(provider_id)
         if provider is None:
             return None
-        infos = {i.get("providerId"): i for i in await self.credentials.list()}
+        return await self._check_auth(provider, await self._credential_infos())
+
+    async def _credential_infos(self) -> dict[Any, CredentialInfo]:
+        return {i.get("providerId"): i for i in await self.credentials.list()}
+
+    async def _check_auth(self, provider: Any, infos: Mapping[Any, CredentialInfo]) -> dict[str, Any] | None:
+        provider_id = provider.id
         info = infos.get(provider_id)
         if info and info.get("type") == "oauth" and provider.auth.oauth is not None:
             expires = info.get("expires")
@@ -436,15 +443,26 @@ class MutableModels:
             }
         return {"configured": False}
 
-    async def get_available(self, provider_id: str | None = None) -> Sequence[Model]:
+    async def get_available(
+        self, provider_id: str | None = None, *, configured: Collection[str] = ()
+    ) -> Sequence[Model]:
+        """The models of providers with credentials, in provider order; the stored credentials
+        are read once. A provider in ``configured`` (e.g. one with a ``--api-key``) counts as
+        configured without a check and lists its models unfiltered."""
         out: list[Model] = []
         providers = (
             [self._providers[provider_id]]
             if provider_id in self._providers
             else ([] if provider_id is not None else list(self._providers.values()))
         )
+        infos: Mapping[Any, CredentialInfo] | None = None
         for p in providers:
-            check = await self.check_auth(p.id)
+            if p.id in configured:
+                out.extend(p.get_models())
+                continue
+            if infos is None:
+                infos = await self._credential_infos()
+            check = await self._check_auth(p, infos)
             if not check or not check.get("configured"):
                 continue
             models = list(p.get_models())

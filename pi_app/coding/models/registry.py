@@ -632,13 +632,7 @@ class ModelRegistry:
     async def get_available(self) -> list[Model]:
         """Models whose provider has credentials; never refreshes OAuth (R-MOD-13)."""
         await self._refresh_credential_types()
-        out: list[Model] = []
-        for provider in self.models.get_providers():
-            if provider.id in self._runtime_keys:
-                out.extend(provider.get_models())
-            else:
-                out.extend(await self.models.get_available(provider.id))
-        return out
+        return list(await self.models.get_available(configured=self._runtime_keys.keys()))
 
     async def has_credentials(self, provider: str) -> bool:
         if provider in self._runtime_keys:
