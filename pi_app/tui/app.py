@@ -34,6 +34,7 @@ import sys
 import threading
 import time
 from collections.abc import Awaitable, Callable
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -182,6 +183,8 @@ class PiApp(App[int], inherit_bindings=False):
         self.run_status = RunStatus(lambda: self.status_line, self)
         """The status part: working, compacting, retrying (``chrome.run_status``)."""
         self._feed: TranscriptFeed | None = None
+        self._held_paint: AbstractContextManager[None] | None = None
+        """Painting is held while a batch of session messages is being applied (``_live``)."""
         self._commands: CommandRegistry | None = None
         self.autocomplete = PiAutocomplete(self.cwd, self._command_infos)
         self._initial_messages_sent = False
@@ -581,6 +584,7 @@ class PiApp(App[int], inherit_bindings=False):
         transcript.append_block(block)
 
     def on_unmount(self) -> None:
+        self._release_paint()
         for watcher in (self._theme_watcher, self._git_watcher):
             if watcher is not None:
                 watcher.stop()
@@ -801,8 +805,22 @@ class PiApp(App[int], inherit_bindings=False):
         return self._feed
 
     def _live(self, message: SessionMessage) -> bool:
-        """Deliver ``message``? Not once the screens are closed (late messages are dropped)."""
-        return self.has_screen and self._feed is not None
+        """Deliver ``message``? Not once the screens are closed (late messages are dropped).
+
+        The first message of a batch holds painting until the batch's ``SnapshotPublished``: a
+        frame shows all of a batch or none of it, never the transcript of one moment beside the
+        footer of another (issue 21, acceptance 4)."""
+        if not self.has_screen or self._feed is None:
+            return False
+        if self._held_paint is None:
+            self._held_paint = self.batch_update()
+            self._held_paint.__enter__()
+        return True
+
+    def _release_paint(self) -> None:
+        held, self._held_paint = self._held_paint, None
+        if held is not None:
+            held.__exit__(None, None, None)
 
     @on(AgentStarted)
     def _agent_started(self, message: AgentStarted) -> None:
@@ -876,8 +894,11 @@ class PiApp(App[int], inherit_bindings=False):
 
     @on(SnapshotPublished)
     def _snapshot_published(self, message: SnapshotPublished) -> None:
-        if self.has_screen:
-            self._adopt_snapshot(message.snapshot)
+        try:
+            if self.has_screen:
+                self._adopt_snapshot(message.snapshot)
+        finally:
+            self._release_paint()  # the batch is complete: paint it
 
     def _adopt_snapshot(self, snapshot: SessionSnapshot) -> None:
         """Show ``snapshot`` (footer, pending area, editor border, title) unless a newer one is shown."""
@@ -885,8 +906,10 @@ class PiApp(App[int], inherit_bindings=False):
             return  # a request's snapshot overtook the batch this one came with
         changed = snapshot != self.snapshot
         self.snapshot = snapshot
-        if changed and self.has_screen:
-            self.refresh_footer()
+        if not self.has_screen:
+            return
+        self.refresh_footer()  # also when nothing shown changed: it names the moment it shows
+        if changed:
             self.refresh_pending()
             self.update_title()
 
