@@ -33,13 +33,14 @@ def apply_http_proxy_setting(settings: Any) -> None:
 
 
 def apply_http_proxy_from_agent_dir(agent_dir: Any) -> None:
-    """For the commands that run without a session (``--list-models``, ``pi auth``)."""
-    import json
+    """For the commands that run without a session (``--list-models``, ``pi auth``): the file read
+    as ``SettingsManager`` reads it, without building one."""
     from pathlib import Path
 
+    from pi_app.coding.settings_files import SettingsParseError, read_json_object
+
     try:
-        data = json.loads((Path(agent_dir) / "settings.json").read_text("utf-8"))
-    except (OSError, ValueError):
+        data = read_json_object(Path(agent_dir) / "settings.json") or {}
+    except SettingsParseError:
         return
-    if isinstance(data, dict):
-        apply_http_proxy(data.get("httpProxy"))
+    apply_http_proxy(data.get("httpProxy"))
