@@ -505,8 +505,10 @@ class PiApp(App[int], inherit_bindings=False):
                 ColorSystem.TRUECOLOR if color_depth(os.environ) == "truecolor" else ColorSystem.EIGHT_BIT
             )
         lines: list[str] = []
-        getter = getattr(self.settings, "get_fullscreen_exit_output", None)
-        if getter is None or getter() != "resume-hint":  # 1.6.0's fullscreenExitOutput
+        exit_output = (
+            self.settings.get_fullscreen_exit_output() if self.settings is not None else "transcript"
+        )
+        if exit_output != "resume-hint":  # 1.6.0's fullscreenExitOutput
             lines = transcript_lines(transcript.blocks, width, transcript.render_theme, color_system)
         self.farewell = farewell_text([*lines, *resume_hint(session_id, has_file)])
 
@@ -658,11 +660,11 @@ class PiApp(App[int], inherit_bindings=False):
         from pi_app.tui.transcript.blocks.info import InfoBlock
 
         settings = self.settings
-        if resumed or settings is None or not hasattr(settings, "get_last_changelog_version"):
+        if resumed or settings is None:
             return
         last_seen = settings.get_last_changelog_version()
-        quiet = bool(getattr(settings, "get_quiet_startup", lambda: False)())
-        collapse = bool(settings.get_collapse_changelog()) or quiet
+        quiet = bool(settings.get_quiet_startup())
+        collapse = settings.get_collapse_changelog() or quiet
         shown = startup_changelog(last_seen, __version__, collapse=collapse)
         if shown.notice:
             self.header_notices.append(shown.notice)
@@ -688,29 +690,25 @@ class PiApp(App[int], inherit_bindings=False):
         settings = self.settings
         if settings is None:
             return
-        editor = self.editor
-        try:
-            editor.padding_x = int(settings.get_editor_padding_x())
-            editor.max_visible_items = int(settings.get_autocomplete_max_visible())
-            hide = bool(settings.get_hide_thinking_block())
-            pad, indent = int(settings.get_output_pad()), str(settings.get_code_block_indent())
-        except Exception:
-            return
-        if hasattr(settings, "get_mermaid_mode"):
-            from pi_app.tui.transcript.blocks.diagrams import set_mermaid_mode
-
-            set_mermaid_mode(settings.get_mermaid_mode())
-        if hasattr(settings, "get_show_terminal_progress"):
-            self.terminal.show_progress = bool(settings.get_show_terminal_progress())
-            self.terminal.set_busy(self.is_working)
-        self.apply_hyperlinks()
         from pi_app.tui.transcript.blocks import layout
+        from pi_app.tui.transcript.blocks.diagrams import set_mermaid_mode
 
-        layout.configure(output_pad=pad, code_block_indent=indent)  # before any message is drawn
-        renderer = getattr(self.terminal, "renderer", None)
-        if renderer is not None and hasattr(settings, "get_image_width_cells"):
-            renderer.max_width_cells = settings.get_image_width_cells()  # terminal.imageWidthCells
-        self.transcript.set_hide_thinking(hide)
+        editor = self.editor
+        editor.padding_x = settings.get_editor_padding_x()  # typed and clamped by the manager
+        editor.max_visible_items = settings.get_autocomplete_max_visible()
+        set_mermaid_mode(settings.get_mermaid_mode())
+        self.terminal.show_progress = settings.get_show_terminal_progress()
+        self.terminal.set_busy(self.is_working)
+        self.apply_hyperlinks()
+        # before any message is drawn
+        layout.configure(
+            output_pad=settings.get_output_pad(), code_block_indent=settings.get_code_block_indent()
+        )
+        if self.terminal.renderer is not None:
+            self.terminal.renderer.max_width_cells = (
+                settings.get_image_width_cells()
+            )  # terminal.imageWidthCells
+        self.transcript.set_hide_thinking(settings.get_hide_thinking_block())
 
     def apply_hyperlinks(self) -> None:
         """Decide on OSC 8 links (``hyperlinks``; tmux is asked in a thread) and redraw if it changed."""
