@@ -138,14 +138,6 @@ class ForkSelector(Vertical, can_focus=True):
         if action == "tui.select.cancel":
             self.post_message(self.Cancelled(self))
             return
-        if action == "tui.select.up":
-            self.cursor.move(-1)
-        elif action == "tui.select.down":
-            self.cursor.move(1)
-        elif action == "tui.select.pageUp":
-            self.cursor.page(-1)
-        elif action == "tui.select.pageDown":
-            self.cursor.page(1)
-        else:
+        if action is None or not self.cursor.apply(action):
             return
         self.view.repaint()

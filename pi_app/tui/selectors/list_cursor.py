@@ -33,6 +33,20 @@ class ListCursor:
         if self.count:
             self.select(self.selected + direction * self.page_size)
 
+    def apply(self, action: str) -> bool:
+        """Move for one of the ``tui.select.*`` movement actions; False for any other action."""
+        if action == "tui.select.up":
+            self.move(-1)
+        elif action == "tui.select.down":
+            self.move(1)
+        elif action == "tui.select.pageUp":
+            self.page(-1)
+        elif action == "tui.select.pageDown":
+            self.page(1)
+        else:
+            return False
+        return True
+
     def window(self) -> tuple[int, int]:
         """``[start, end)`` of the rows on screen."""
         start = max(0, min(self.selected - self.page_size // 2, self.count - self.page_size))

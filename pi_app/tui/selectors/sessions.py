@@ -437,16 +437,10 @@ class SessionPicker(Vertical, can_focus=True):
             self.start_delete()
         elif action == "app.session.rename":
             self.open_rename()
-        elif action == "tui.select.up":
-            model.cursor.move(-1)
-        elif action == "tui.select.down":
-            model.cursor.move(1)
-        elif action == "tui.select.pageUp":
-            model.cursor.page(-1)
-        elif action == "tui.select.pageDown":
-            model.cursor.page(1)
         elif action == "tui.editor.deleteCharBackward":
             model.backspace()
+        else:
+            model.cursor.apply(action)
 
     # -- delete and rename ------------------------------------------------------------------------
 
