@@ -36,7 +36,7 @@ import time
 from collections.abc import Awaitable, Callable
 from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from rich.color import ColorSystem
 from textual import on
@@ -72,6 +72,7 @@ from pi_app.tui.chrome.footer import Footer
 from pi_app.tui.chrome.run_status import RunStatus
 from pi_app.tui.chrome.status import PendingArea, StatusLine
 from pi_app.tui.editor.autocomplete import CommandInfo, PiAutocomplete
+from pi_app.tui.editor.router import PromptRouter
 from pi_app.tui.editor.slot import EditorSlot
 from pi_app.tui.editor.widget import PromptEditor
 from pi_app.tui.extensions.host import AppExtensions
@@ -187,7 +188,6 @@ class PiApp(App[int], inherit_bindings=False):
         """Painting is held while a batch of session messages is being applied (``_live``)."""
         self._commands: CommandRegistry | None = None
         self.autocomplete = PiAutocomplete(self.cwd, self._command_infos)
-        self._initial_messages_sent = False
         self._last_clear = 0.0
         self._last_escape = 0.0
         self._shutting_down = False
@@ -195,8 +195,8 @@ class PiApp(App[int], inherit_bindings=False):
         """Printed on the normal screen after a user's quit (the conversation and how to resume)."""
         self.header_notices: list[str] = []
         """One-line notices under the start-up header (the condensed changelog)."""
-        self.local_queue: list[tuple[str, str]] = []
-        """Messages typed while compacting: (text, "steer" | "followUp")."""
+        self.router = PromptRouter(self)
+        """The prompt router: where a submitted text goes, and the messages waiting to be sent."""
         self.tools_expanded = False
         self.interrupt_handlers: list[Callable[[], bool]] = []
         """Handlers that get Escape first (loaders, branch summaries); True means handled."""
@@ -610,7 +610,7 @@ class PiApp(App[int], inherit_bindings=False):
         if message.created is None:
             self.footer.repaint()
             self.show_error(message.error or "could not start the session")
-            early = self._take_early_prompts()
+            early = self.router.take_early()
             if early:  # typed while it was starting: back in the editor, not lost
                 self.restore_to_editor(early)
             return
@@ -643,7 +643,7 @@ class PiApp(App[int], inherit_bindings=False):
         self.update_title()
         self.refresh_footer()
         self.ext.bind()
-        self._send_initial_messages()
+        self.router.send_initial_messages()
         # the rest can wait for the frame that shows the model: run before it, the warm-ups (a few
         # hundred ms of Python work on both threads) delayed that frame (issue 20)
         self.call_after_refresh(self._after_ready_frame)
@@ -734,46 +734,6 @@ class PiApp(App[int], inherit_bindings=False):
             set_link_base(base)
             if self.has_screen:
                 self.transcript.invalidate_all()
-
-    def _send_initial_messages(self) -> None:
-        """The command line's messages, then those typed before the session was ready, in order."""
-        if self._initial_messages_sent:
-            return
-        self._initial_messages_sent = True
-        from pi_app.coding.launch import LaunchError, first_message_parts
-
-        prompts: list[tuple[str, Any]] = []
-        try:
-            text, images = first_message_parts(self.options)
-        except LaunchError as exc:
-            self.show_error(str(exc).removeprefix("Error: "))
-        else:
-            if text is not None:
-                prompts = [(text, images or None), *((item, None) for item in self.options.messages[1:])]
-        early = self._take_early_prompts()
-        if early and not self.snapshot.has_model:  # the no-model warning is on screen; nothing is lost
-            self.restore_to_editor(early)
-            early = []
-        prompts += [(item, None) for item in early]
-        if not prompts:
-            return
-
-        async def send_all(session: Any) -> None:
-            for item, item_images in prompts:
-                await (session.prompt(item, item_images) if item_images else session.prompt(item))
-
-        self.bridge.call(send_all)
-
-    def _queue_early_prompt(self, text: str) -> None:
-        """Enter before the session is ready: the message waits in the pending area (R-TUI-14)."""
-        self.local_queue.append((text, "followUp"))
-        self.refresh_pending()
-        self.show_status("Starting up: queued until the session is ready")
-
-    def _take_early_prompts(self) -> list[str]:
-        early = [text for text, _ in self.local_queue]
-        self.clear_pending()
-        return early
 
     # -- session events -------------------------------------------------------------------------
 
@@ -999,22 +959,7 @@ class PiApp(App[int], inherit_bindings=False):
             self.show_error(event.error_message)
         if event.result is not None and not event.aborted:
             self.show_summary_cost("Compaction", message.usage)
-        self.flush_local_queue(will_retry=event.will_retry)
-
-    def flush_local_queue(self, *, will_retry: bool = False) -> None:
-        """Send the messages typed during compaction (R-INT-09); nothing is lost on failure."""
-        queued, self.local_queue = self.local_queue, []
-        self.refresh_pending()
-        if not queued or self.session is None:
-            return
-        if will_retry or self.is_working:
-            for text, kind in queued:
-                self.send_prompt(text, kind)
-            return
-        first, rest = queued[0], queued[1:]
-        self.send_prompt(first[0], None)
-        for text, kind in rest:
-            self.send_prompt(text, kind)
+        self.router.flush_after_compaction(will_retry=event.will_retry)
 
     def after_agent_end(self) -> None:
         """Deferred work once a run has ended (an extension's shutdown request)."""
@@ -1175,58 +1120,37 @@ class PiApp(App[int], inherit_bindings=False):
         self.submit_text(message.text, follow_up=message.follow_up)
 
     def submit_text(self, text: str, *, follow_up: bool = False) -> None:
-        """Route one submitted text (R-INT-01/02/03)."""
-        text = text.strip()
-        if not text:
-            return
-        editor = self.editor
-        editor.add_to_history(text)
+        """Route one submitted text (``editor.router``)."""
+        self.router.submit(text, follow_up=follow_up)
+
+    def run_command_text(self, text: str) -> bool:
+        """Run ``text`` if it is a built-in command, or (at once, even while busy; R-EXT-48) an
+        extension's; True when it was one."""
         from pi_app.tui.commands.registry import parse as parse_command
 
         parsed = parse_command(text)
         if parsed is not None and parsed[0] in self.commands:
             self.run_worker(self._run_command(text), group="command", exit_on_error=False)
-            return
-        if self.session is not None and self.ext.is_command(text):  # at once, even while busy (R-EXT-48)
+            return True
+        if self.session is not None and self.ext.is_command(text):
             self.ext.run_command(text)
-            return
-        if self.session is None:
-            if text.startswith("!"):  # a shell command is not a message: it waits in the editor
-                editor.set_text(text)
-                self.show_status("Still starting up…")
-            else:
-                self._queue_early_prompt(text)
-            return
-        from pi_app.tui.commands.user_bash import flush_pending_bash, run_user_bash
+            return True
+        return False
 
-        if text.startswith("!") and text.lstrip("!").strip():
-            if not self.is_working:
-                flush_pending_bash(self)
-            run_user_bash(self, text)
-            return
-        if self.is_compacting:
-            self.local_queue.append((text, "followUp" if follow_up else "steer"))
-            self.refresh_pending()
-            self.show_status("Queued message for after compaction")
-            return
-        if not self.snapshot.has_model:
-            self.show_error(self.session.no_model_message + " Use /login or /model.")
-            return
-        if self.is_working or self.snapshot.streaming:
-            self.send_prompt(text, "followUp" if follow_up else "steer")
-            return
+    def run_user_bash(self, text: str) -> None:
+        from pi_app.tui.commands.user_bash import run_user_bash
+
+        run_user_bash(self, text)
+
+    def flush_pending_bash(self) -> None:
+        from pi_app.tui.commands.user_bash import flush_pending_bash
+
         flush_pending_bash(self)
-        self.send_prompt(text, None)
 
-    def send_prompt(self, text: str, behavior: str | None, images: Any = None) -> None:
-        """A prompt (``behavior`` None), or a message queued while the agent works: ``steer`` or
-        ``followUp`` (R-INT-01/02)."""
-        if behavior is None:
-            self.bridge.call(lambda s: s.prompt(text, images) if images else s.prompt(text))
-        elif behavior == "steer":
-            self.bridge.call_soon(lambda s: s.steer(text))
-        else:
-            self.bridge.call_soon(lambda s: s.follow_up(text))
+    def send_prompt(
+        self, text: str, behavior: Literal["steer", "followUp"] | None, images: Any = None
+    ) -> None:
+        self.router.send(text, behavior, images)
 
     async def _run_command(self, text: str) -> None:
         try:
@@ -1234,36 +1158,24 @@ class PiApp(App[int], inherit_bindings=False):
         except Exception as exc:  # a failing command reports itself and the app keeps running
             self.show_error(str(exc) or type(exc).__name__)
 
-    # -- the pending area and queues ------------------------------------------------------------
+    # the pending area and the messages waiting to be sent: the router's (``editor.router``)
+
+    @property
+    def local_queue(self) -> list[tuple[str, Literal["steer", "followUp"]]]:
+        """Messages typed while starting or compacting, not yet sent: (text, "steer" | "followUp")."""
+        return self.router.waiting
 
     def refresh_pending(self) -> None:
-        """The pending area: the session's queues as of the newest snapshot, then the messages
-        waiting here (typed while the session started or compacted)."""
-        local_steer = [text for text, kind in self.local_queue if kind == "steer"]
-        local_follow = [text for text, kind in self.local_queue if kind == "followUp"]
-        snapshot = self.snapshot
-        self.pending.set_queues([*snapshot.steering, *local_steer], [*snapshot.follow_up, *local_follow])
+        self.router.refresh_pending()
 
     async def take_queued_messages(self) -> list[str]:
-        """Remove every queued message (session and local): steering first, then follow-ups."""
-        steering, follow_up = list(self.snapshot.steering), list(self.snapshot.follow_up)
-        if steering or follow_up:
-            await self.bridge.request(lambda s: s.clear_queue())
-        local_steer = [text for text, kind in self.local_queue if kind == "steer"]
-        local_follow = [text for text, kind in self.local_queue if kind == "followUp"]
-        self.clear_pending()
-        return steering + local_steer + follow_up + local_follow
+        return await self.router.take_all()
 
     def clear_pending(self) -> None:
-        """Forget the locally queued messages and empty the pending area (``/new``, dequeue)."""
-        self.local_queue.clear()
-        self.pending.set_queues([], [])
+        self.router.clear()
 
     def restore_to_editor(self, texts: list[str]) -> None:
-        """Put ``texts`` before the editor's text, separated by blank lines (R-INT-06)."""
-        current = self.editor.text
-        joined = "\n\n".join(texts)
-        self.editor.set_text(f"{joined}\n\n{current}" if current.strip() else joined)
+        self.router.restore_to_editor(texts)
 
     # -- transcript search (1.6.0's tui.altScreen.search; search_bar.py) ------------------------
 

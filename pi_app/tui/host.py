@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Coroutine
 from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 if TYPE_CHECKING:
     from textual.geometry import Size
@@ -131,8 +131,6 @@ class CommandHost(SessionHost, HistoryHost, Protocol):
     autocomplete: PiAutocomplete
     ext: AppExtensions
     focus_layers: FocusLayers
-    local_queue: list[tuple[str, str]]
-    """Messages typed while compacting: (text, "steer" | "followUp")."""
     interrupt_handlers: list[Callable[[], bool]]
     user_bash: UserBashRun | None
     tools_expanded: bool
@@ -140,6 +138,11 @@ class CommandHost(SessionHost, HistoryHost, Protocol):
 
     @property
     def commands(self) -> CommandRegistry: ...
+    @property
+    def local_queue(self) -> list[tuple[str, Literal["steer", "followUp"]]]:
+        """Messages typed while starting or compacting, not yet sent (the prompt router's)."""
+        ...
+
     @property
     def compactions_ended(self) -> int: ...
     @property
