@@ -30,7 +30,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn
 
 from pi_app import __version__
 
@@ -157,7 +157,7 @@ def build_parser(extension_flags: Sequence[tuple[str, bool]] = ()) -> argparse.A
     import argparse
 
     class Parser(argparse.ArgumentParser):
-        def error(self, message: str) -> None:  # type: ignore[override]
+        def error(self, message: str) -> NoReturn:
             raise CliError(message)
 
     p = Parser(prog="pi", add_help=False, allow_abbrev=False)
@@ -388,7 +388,7 @@ def _skip_pydantic_plugin_loader() -> None:
         return getattr(import_module(name), attribute)
 
     stand_in = types.ModuleType(name, "pydantic's plugin loader while every plugin is off (pi_app.cli)")
-    stand_in.get_plugins = get_plugins  # type: ignore[attr-defined]
+    stand_in.get_plugins = get_plugins  # type: ignore[attr-defined]  # a module made at run time
     stand_in.__getattr__ = real_loader_attribute  # type: ignore[method-assign]  # PEP 562 module __getattr__
     sys.modules[name] = stand_in
 

@@ -52,7 +52,7 @@ import asyncio
 import contextlib
 import functools
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from dataclasses import fields, replace
 from typing import Any, TypeVar
 
@@ -435,8 +435,9 @@ class AgentEventStream:
             if event is _END:
                 self._events.put_nowait(_END)  # later iterations end at once as well
                 assert self.task is not None
-                if not self.task.cancelled() and self.task.exception() is not None:
-                    raise self.task.exception()  # type: ignore[misc]
+                failure = None if self.task.cancelled() else self.task.exception()
+                if failure is not None:
+                    raise failure
                 return
             yield event
 
@@ -448,9 +449,11 @@ class AgentEventStream:
 _END = object()
 
 
-def _observe(start: Callable[[Callable[[Any], None]], Awaitable[list[AgentMessage]]]) -> AgentEventStream:
+def _observe(
+    start: Callable[[Callable[[Any], None]], Coroutine[Any, Any, list[AgentMessage]]],
+) -> AgentEventStream:
     stream = AgentEventStream()
-    stream.task = asyncio.get_running_loop().create_task(start(stream.push))  # type: ignore[arg-type]
+    stream.task = asyncio.get_running_loop().create_task(start(stream.push))
     stream.task.add_done_callback(stream._close)
     return stream
 

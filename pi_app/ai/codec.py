@@ -159,9 +159,9 @@ _EVENT_TABLES: dict[type, tuple[tuple[str, str], ...]] = {
     DoneEvent: (("reason", "reason"), ("message", "message")),
     ErrorEvent: (("reason", "reason"), ("error", "error")),
 }
-_EVENT_BY_TYPE = {cls.type: cls for cls in _EVENT_TABLES}  # type: ignore[attr-defined]
+_EVENT_BY_TYPE = {cls.type: cls for cls in _EVENT_TABLES}  # type: ignore[attr-defined]  # ClassVar type
 _BLOCK_BY_TYPE = {cls.type: cls for cls in (TextContent, ThinkingContent, ImageContent, ToolCall)}
-_MESSAGE_BY_ROLE = {cls.role: cls for cls in _MESSAGE_TABLES}  # type: ignore[attr-defined]
+_MESSAGE_BY_ROLE = {cls.role: cls for cls in _MESSAGE_TABLES}  # type: ignore[attr-defined]  # ClassVar role
 
 
 def _js_number(value: Any) -> Any:

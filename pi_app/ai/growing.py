@@ -93,7 +93,7 @@ class GrowingText(TextContent):
             other.extra,
         )
 
-    __hash__ = None  # type: ignore[assignment]
+    __hash__ = None  # type: ignore[assignment]  # mutable while it grows: unhashable
 
     def __copy__(self) -> GrowingText:
         return GrowingText(text=self.text, text_signature=self.text_signature, extra=self.extra)
@@ -139,7 +139,7 @@ class GrowingThinking(ThinkingContent):
             other.extra,
         )
 
-    __hash__ = None  # type: ignore[assignment]
+    __hash__ = None  # type: ignore[assignment]  # mutable while it grows: unhashable
 
     def __copy__(self) -> GrowingThinking:
         return GrowingThinking(
@@ -214,7 +214,7 @@ class GrowingToolCall(ToolCall):
             other.extra,
         )
 
-    __hash__ = None  # type: ignore[assignment]
+    __hash__ = None  # type: ignore[assignment]  # mutable while it grows: unhashable
 
     def __copy__(self) -> GrowingToolCall:
         clone = GrowingToolCall(

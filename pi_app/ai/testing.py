@@ -411,7 +411,7 @@ class FakeApi:
                 message.usage = _estimate_usage(context, message)
             has_calls = any(isinstance(b, ToolCall) for b in message.content)
             reason = explicit_stop or ("toolUse" if has_calls else "stop")
-            message.stop_reason = reason  # type: ignore[assignment]
+            message.stop_reason = reason  # type: ignore[assignment]  # a script's Stop names a StopReason
             stream.push(DoneEvent(reason=message.stop_reason, message=message))
         except asyncio.CancelledError:
             finish_aborted()

@@ -290,7 +290,7 @@ def message_from_dict(data: Any) -> AgentMessage:
             return codec.message_from_dict(data)
         if role == "hookMessage":  # legacy v2 name of ``custom``
             return CustomMessage.from_dict(data)
-        cls = _CODING_CLASSES.get(role)  # type: ignore[arg-type]
+        cls = _CODING_CLASSES.get(role) if isinstance(role, str) else None
         if cls is not None:
             return cls.from_dict(data)
     except Exception:

@@ -548,8 +548,8 @@ class SettingsManager:
     def get_default_tools_layers(self) -> list[list[str]]:
         """``defaultTools`` of the user, then of the project (each applies on top of the one before,
         see ``pi_app.coding.tool_selection``); a list that is not all strings is left out."""
-        scopes = ["global", "project"] if self._project_enabled else ["global"]
-        layers = [self._raw[scope].get("defaultTools") for scope in scopes]  # type: ignore[index]
+        scopes: list[Scope] = ["global", "project"] if self._project_enabled else ["global"]
+        layers = [self._raw[scope].get("defaultTools") for scope in scopes]
         layers.append(self._overrides.get("defaultTools"))
         return [list(v) for v in layers if isinstance(v, list) and all(isinstance(x, str) for x in v)]
 

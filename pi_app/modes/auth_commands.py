@@ -108,7 +108,7 @@ def parse_duration_ms(text: str) -> int:
     return int(float(match.group(1)) * scale)
 
 
-def make_registry() -> Any:
+def make_registry() -> ModelRegistry:
     from pi_app.coding import paths
     from pi_app.coding.auth_storage import AuthStorage
     from pi_app.coding.models.registry import ModelRegistry

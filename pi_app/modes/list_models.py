@@ -15,9 +15,12 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pi_app.coding.fuzzy import fuzzy_score
+
+if TYPE_CHECKING:
+    from pi_app.coding.launch import LaunchOptions
 
 HEADERS = ("provider", "model", "context", "max-out", "thinking", "images")
 
@@ -77,7 +80,7 @@ def format_table(rows: Sequence[tuple[str, ...]]) -> str:
     return "\n".join(lines) + "\n"
 
 
-async def list_models(search: str | None, options: Any = None) -> int:
+async def list_models(search: str | None, options: LaunchOptions | None = None) -> int:
     from pi_app.coding import paths
     from pi_app.coding.auth_storage import AuthStorage
     from pi_app.coding.models.registry import ModelRegistry

@@ -32,6 +32,7 @@ from pi_app.coding import paths
 from pi_app.coding.resources.packages import (
     PackageError,
     PackageSource,
+    Scope,
     git_update,
     install_dir,
     install_package,
@@ -91,7 +92,7 @@ def _progress(out: TextIO) -> Any:
 
 
 def cmd_install(args: argparse.Namespace, cwd: Path, agent_dir: Path, out: TextIO) -> int:
-    scope = "project" if args.local else "user"
+    scope: Scope = "project" if args.local else "user"
     settings_scope = "project" if args.local else "global"
     cli_source = parse_source(args.source, cwd)
     if cli_source.kind == "local" and not Path(cli_source.path or "").exists():
@@ -103,7 +104,7 @@ def cmd_install(args: argparse.Namespace, cwd: Path, agent_dir: Path, out: TextI
         out.write(f"{args.source} is already installed\n")
         return 0
     try:
-        install_package(cli_source, scope, cwd, agent_dir, _progress(out))  # type: ignore[arg-type]
+        install_package(cli_source, scope, cwd, agent_dir, _progress(out))
     except PackageError as exc:
         raise CommandError(str(exc)) from exc
     packages.append(_stored_form(cli_source, args.source, base))
@@ -114,7 +115,7 @@ def cmd_install(args: argparse.Namespace, cwd: Path, agent_dir: Path, out: TextI
 
 def cmd_remove(args: argparse.Namespace, cwd: Path, agent_dir: Path, out: TextIO) -> int:
     settings_scope = "project" if args.local else "global"
-    scope = "project" if args.local else "user"
+    scope: Scope = "project" if args.local else "user"
     base = _base_dir(settings_scope, cwd, agent_dir)
     target = parse_source(args.source, cwd)
     settings = _settings(cwd, agent_dir)
@@ -123,11 +124,11 @@ def cmd_remove(args: argparse.Namespace, cwd: Path, agent_dir: Path, out: TextIO
     if len(kept) == len(packages):
         raise CommandError(f"Not installed: {args.source}")
     removed = next(p for p in packages if _entry_identity(p, base) == target.identity)
-    entry = parse_package_entry(removed, base, scope)  # type: ignore[arg-type]
+    entry = parse_package_entry(removed, base, scope)
     settings.set("packages", kept, settings_scope)
     if entry is not None:
         try:
-            remove_installed(entry.source, scope, cwd, agent_dir)  # type: ignore[arg-type]
+            remove_installed(entry.source, scope, cwd, agent_dir)
         except PackageError as exc:
             raise CommandError(str(exc)) from exc
     out.write(f"Removed {args.source}\n")
@@ -137,10 +138,11 @@ def cmd_remove(args: argparse.Namespace, cwd: Path, agent_dir: Path, out: TextIO
 def _all_entries(cwd: Path, agent_dir: Path) -> list[tuple[str, Any, Path]]:
     settings = _settings(cwd, agent_dir)
     out: list[tuple[str, Any, Path]] = []
-    for settings_scope, scope in (("project", "project"), ("global", "user")):
+    scopes: tuple[tuple[str, Scope], ...] = (("project", "project"), ("global", "user"))
+    for settings_scope, scope in scopes:
         base = _base_dir(settings_scope, cwd, agent_dir)
         for raw in _scope_data(settings, settings_scope).get("packages") or []:
-            entry = parse_package_entry(raw, base, scope)  # type: ignore[arg-type]
+            entry = parse_package_entry(raw, base, scope)
             if entry is not None:
                 out.append((settings_scope, entry, base))
     return out

@@ -46,6 +46,7 @@ from pi_app.ai.types import (
     ImageContent,
     Model,
     SimpleStreamOptions,
+    StopReason,
     StreamOptions,
     TextContent,
     ThinkingContent,
@@ -68,7 +69,7 @@ CLAUDE_CODE_TOOLS = (
 ).split()
 _CANONICAL_TOOLS = {name.lower(): name for name in CLAUDE_CODE_TOOLS}
 
-STOP_REASONS = {
+STOP_REASONS: dict[str, StopReason] = {
     "end_turn": "stop",
     "max_tokens": "length",
     "tool_use": "toolUse",
@@ -89,7 +90,7 @@ class AnthropicOptions(StreamOptions):
 
 
 def is_oauth_token(key: str | None) -> bool:
-    return bool(key) and "sk-ant-oat" in key  # type: ignore[operator]
+    return key is not None and "sk-ant-oat" in key
 
 
 def is_adaptive(model: Model) -> bool:

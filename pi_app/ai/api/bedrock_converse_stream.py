@@ -58,6 +58,7 @@ from pi_app.ai.types import (
     ImageContent,
     Model,
     SimpleStreamOptions,
+    StopReason,
     StreamOptions,
     TextContent,
     ThinkingContent,
@@ -70,7 +71,7 @@ from pi_app.ai.types import (
 API = "bedrock-converse-stream"
 INSTALL_HINT = "Amazon Bedrock needs botocore: pip install 'pi-app[bedrock]'"
 STANDARD_HOST = re.compile(r"^https://bedrock-runtime\.([a-z0-9-]+)\.amazonaws\.com(\.cn)?/?$")
-STOP_REASONS = {
+STOP_REASONS: dict[str, StopReason] = {
     "end_turn": "stop",
     "stop_sequence": "stop",
     "max_tokens": "length",

@@ -45,6 +45,7 @@ from pi_app.ai.types import (
     ImageContent,
     Model,
     SimpleStreamOptions,
+    StopReason,
     StreamOptions,
     TextContent,
     ThinkingContent,
@@ -58,7 +59,7 @@ from pi_app.ai.util.short_hash import short_hash
 API = "openai-completions"
 ASSISTANT_AFTER_TOOLS = "I have processed the tool results."
 REASONING_FIELDS = ("reasoning_content", "reasoning", "reasoning_text")
-STOP_REASONS = {
+STOP_REASONS: dict[str, StopReason] = {
     "stop": "stop",
     "end": "stop",
     "length": "length",

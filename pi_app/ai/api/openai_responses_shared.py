@@ -32,6 +32,7 @@ from pi_app.ai.types import (
     AssistantMessage,
     ImageContent,
     Model,
+    StopReason,
     TextContent,
     ThinkingContent,
     ToolCall,
@@ -42,7 +43,12 @@ from pi_app.ai.types import (
 from pi_app.ai.util.short_hash import short_hash
 
 NORMALIZING_PROVIDERS = ("openai", "openai-codex", "opencode", "azure-openai-responses")
-STATUS_STOP = {"completed": "stop", "incomplete": "length", "in_progress": "stop", "queued": "stop"}
+STATUS_STOP: dict[str, StopReason] = {
+    "completed": "stop",
+    "incomplete": "length",
+    "in_progress": "stop",
+    "queued": "stop",
+}
 
 
 def _sanitize_half(value: str) -> str:

@@ -45,6 +45,7 @@ from pi_app.ai.types import (
     Model,
     SimpleStreamOptions,
     StartEvent,
+    StopReason,
     StreamOptions,
     TextContent,
     TextDeltaEvent,
@@ -88,7 +89,7 @@ class MessageBuilder:
             api=model.api, provider=model.provider, model=model.id, timestamp=now_ms()
         )
         self.started = False
-        self.stop_reason: str = "stop"
+        self.stop_reason: StopReason = "stop"
         self.stop_error: str | None = None
         self.service_tier: str | None = None
         self._open: int | None = None
@@ -191,7 +192,7 @@ class MessageBuilder:
     def update_cost(self) -> None:
         calculate_cost(self.model, self.message.usage, self.service_tier)
 
-    def set_stop(self, reason: str, error: str | None = None) -> None:
+    def set_stop(self, reason: StopReason, error: str | None = None) -> None:
         self.stop_reason = reason
         self.stop_error = error
 
@@ -204,7 +205,7 @@ class MessageBuilder:
         reason = self.stop_reason
         if reason == "stop" and any(isinstance(b, ToolCall) for b in self.message.content):
             reason = "toolUse"
-        self.message.stop_reason = reason  # type: ignore[assignment]
+        self.message.stop_reason = reason
         self.update_cost()
         self.stream.push(DoneEvent(reason=self.message.stop_reason, message=self.message))
 
@@ -448,7 +449,7 @@ def sanitize_id(value: str, limit: int) -> str:
 
 
 def is_base64(value: str | None) -> bool:
-    return bool(value) and len(value) % 4 == 0 and bool(_BASE64.match(value))  # type: ignore[arg-type]
+    return value is not None and value != "" and len(value) % 4 == 0 and bool(_BASE64.match(value))
 
 
 def accepts_images(model: Model) -> bool:

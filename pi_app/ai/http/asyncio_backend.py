@@ -238,5 +238,5 @@ def use_asyncio_backend(client: httpx.AsyncClient) -> httpx.AsyncClient:
     for transport in (client._transport, *client._mounts.values()):
         pool = getattr(transport, "_pool", None)
         if isinstance(getattr(pool, "_network_backend", None), AutoBackend):
-            pool._network_backend = AsyncioBackend()  # type: ignore[union-attr]
+            pool._network_backend = AsyncioBackend()  # type: ignore[union-attr]  # a pool: checked above
     return client

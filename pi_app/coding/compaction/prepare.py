@@ -48,7 +48,8 @@ def prepare_compaction(path: Sequence[SessionEntry], settings: Any = None) -> Co
     previous_index = next(
         (i for i in range(len(path) - 1, -1, -1) if isinstance(path[i], CompactionEntry)), -1
     )
-    previous: CompactionEntry | None = path[previous_index] if previous_index >= 0 else None  # type: ignore[assignment]
+    found = path[previous_index] if previous_index >= 0 else None
+    previous = found if isinstance(found, CompactionEntry) else None
     boundary = 0
     if previous is not None:
         kept = previous.first_kept_entry_id

@@ -147,7 +147,7 @@ async def request_summary(req: SummaryRequest, user_text: str, max_tokens: int, 
             api_key=req.api_key,
             cache_retention="none",
             session_id=new_session_id(),
-            reasoning=reasoning,  # type: ignore[arg-type]
+            reasoning=reasoning,  # type: ignore[arg-type]  # a thinking level name, checked by the caller
         )
         stream = req.stream_fn(req.model, context, options)
         if asyncio.iscoroutine(stream):

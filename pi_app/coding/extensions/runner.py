@@ -409,7 +409,7 @@ class ExtensionRunner:
         """``session_shutdown`` on this runtime, then teardown (stale contexts, providers removed)."""
         if self.runtime.stale:
             return
-        await self.emit(SessionShutdownEvent(reason, target_session_file))  # type: ignore[arg-type]
+        await self.emit(SessionShutdownEvent(reason, target_session_file))  # type: ignore[arg-type]  # a Literal field: callers pass pi's names
         self.teardown()
 
     def teardown(self) -> None:
@@ -485,7 +485,7 @@ class ExtensionRunner:
         source: str = "interactive",
         streaming_behavior: str | None = None,
     ) -> InputOutcome:
-        event = InputEvent(text, images, source, streaming_behavior)  # type: ignore[arg-type]
+        event = InputEvent(text, images, source, streaming_behavior)  # type: ignore[arg-type]  # a Literal field: callers pass pi's names
         changed = False
         async for _ext, values in self._results(event):
             if not values:
@@ -547,7 +547,7 @@ class ExtensionRunner:
         await self.emit(event)
         for name in [n for n, v in event.headers.items() if v is None]:
             del event.headers[name]
-        return event.headers  # type: ignore[return-value]
+        return event.headers  # type: ignore[return-value]  # the None values are gone
 
     async def emit_tool_call(
         self, tool_call_id: str, tool_name: str, input: dict[str, Any]
@@ -640,7 +640,7 @@ class ExtensionRunner:
     async def emit_resources_discover(self, cwd: str, reason: str) -> list[tuple[str, dict[str, list[str]]]]:
         """All paths from all handlers, each tagged with the extension that supplied it."""
         out: list[tuple[str, dict[str, list[str]]]] = []
-        async for extension, values in self._results(ResourcesDiscoverEvent(cwd, reason)):  # type: ignore[arg-type]
+        async for extension, values in self._results(ResourcesDiscoverEvent(cwd, reason)):  # type: ignore[arg-type]  # a Literal field: callers pass pi's names
             if values:
                 paths = {k: list(v) for k, v in values.items() if v}
                 if paths:

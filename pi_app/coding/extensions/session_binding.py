@@ -575,7 +575,7 @@ class ExtensionBinding:
 
     async def _start_now(self, reason: str = "startup") -> None:
         try:
-            await self.runner.emit(SessionStartEvent(reason))  # type: ignore[arg-type]
+            await self.runner.emit(SessionStartEvent(reason))  # type: ignore[arg-type]  # a Literal field: callers pass pi's names
             await self._discover(reason)
         except Exception as exc:  # never let a start-up hook take the shell down
             self.runner._report("<session>", "session_start", exc)

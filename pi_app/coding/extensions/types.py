@@ -471,7 +471,7 @@ EVENT_CLASSES: tuple[type, ...] = (
     UiPromptStartEvent,
     UiPromptEndEvent,
 )
-EVENT_TYPES: frozenset[str] = frozenset(cls.type for cls in EVENT_CLASSES)  # type: ignore[attr-defined]
+EVENT_TYPES: frozenset[str] = frozenset(cls.type for cls in EVENT_CLASSES)  # type: ignore[attr-defined]  # ClassVar
 
 
 # ---------------------------------------------------------------------------------------------

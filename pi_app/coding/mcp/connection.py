@@ -108,7 +108,7 @@ def _record_spawns() -> None:
             _children.add(pid)
         return process
 
-    spawn._pi_records = True  # type: ignore[attr-defined]
+    spawn._pi_records = True  # type: ignore[attr-defined]  # marks the wrapper as installed
     stdio._create_platform_compatible_process = spawn
 
 

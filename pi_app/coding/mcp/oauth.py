@@ -164,7 +164,7 @@ def _client_metadata(server: McpServerConfig, redirect_uri: str) -> Any:
     oauth = server.oauth or {}
     secret = oauth.get("clientSecret")
     return OAuthClientMetadata(
-        redirect_uris=[redirect_uri],  # type: ignore[list-item]
+        redirect_uris=[redirect_uri],  # type: ignore[list-item]  # pydantic validates it into an AnyUrl
         client_name=str(oauth.get("clientName") or "pi"),
         grant_types=["authorization_code", "refresh_token"],
         response_types=["code"],
@@ -187,7 +187,7 @@ async def _preregistered(server: McpServerConfig, store: TokenStore, redirect_ur
     info = OAuthClientInformationFull(
         client_id=client_id,
         client_secret=secret or None,
-        redirect_uris=[redirect_uri],  # type: ignore[list-item]
+        redirect_uris=[redirect_uri],  # type: ignore[list-item]  # pydantic validates it into an AnyUrl
         token_endpoint_auth_method="client_secret_post" if secret else "none",
     )
     await store.set_client_info(info)

@@ -67,7 +67,7 @@ def server_tool_definition(manager: McpManager, server: str, tool: Any, name: st
         parameters=schema,
         execute=execute,
     )
-    definition.mcp_annotations = (  # type: ignore[attr-defined]
+    definition.mcp_annotations = (  # type: ignore[attr-defined]  # read back by McpManager
         tool.annotations.model_dump(by_alias=True, exclude_none=True) if tool.annotations is not None else {}
     )
     return definition

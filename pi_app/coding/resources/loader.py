@@ -49,6 +49,7 @@ from pi_app.coding.extensions.discovery import (
 from pi_app.coding.resources.diagnostics import (
     PathMetadata,
     ResourceDiagnostic,
+    ResourceKind,
     ResourceSet,
     Scope,
     collision,
@@ -70,7 +71,12 @@ if TYPE_CHECKING:
     from pi_app.coding.trust import TrustAnswer
 
 KINDS = ("extensions", "skills", "prompts", "themes")
-RESOURCE_TYPE = {"extensions": "extension", "skills": "skill", "prompts": "prompt", "themes": "theme"}
+RESOURCE_TYPE: dict[str, ResourceKind] = {
+    "extensions": "extension",
+    "skills": "skill",
+    "prompts": "prompt",
+    "themes": "theme",
+}
 MISSING_TEXT = {
     "extensions": "Extension path does not exist",
     "skills": "Skill path does not exist",
@@ -230,7 +236,7 @@ class ProjectTrustPolicy:
         decision = decide_project_trust(
             cwd,
             self.store,
-            self.default_trust,  # type: ignore[arg-type]
+            self.default_trust,  # type: ignore[arg-type]  # one of the three: checked in __init__
             self.approve,
             interactive=self.ask is not None,
         )
@@ -733,7 +739,7 @@ class ResourceLoader:
                 )
                 diagnostics.append(
                     collision(
-                        RESOURCE_TYPE[kind],  # type: ignore[arg-type]
+                        RESOURCE_TYPE[kind],
                         item.name,
                         label,
                         str(winner_path),
@@ -803,29 +809,19 @@ class ResourceLoader:
         def warn(message: str) -> None:
             warnings.append(warning(message))
 
-        try:
-            from pi_app.coding.resources import context_files
-        except ImportError:  # TODO(session engineer): context_files.py lands with the session work
-            context_files = None  # type: ignore[assignment]
+        from pi_app.coding.resources import context_files
+
         files: list[Any] = []
-        system: str | None = None
-        appended: list[str] = []
-        if context_files is not None:
-            if not self.no_context_files:
-                files = list(context_files.load_context_files(self.cwd, self.agent_dir, warn))
-            system, append = context_files.load_prompt_files(
-                self.cwd, self.agent_dir, self.project_trusted, warn
-            )
-            appended = [append] if append else []
-            if self.cli_system_prompt is not None:
-                system = context_files.resolve_cli_text(self.cli_system_prompt, self.cwd, warn)
-            if self.cli_append_system_prompt is not None:
-                appended = [
-                    context_files.resolve_cli_text(a, self.cwd, warn) for a in self.cli_append_system_prompt
-                ]
-        else:
-            system = self.cli_system_prompt
-            appended = list(self.cli_append_system_prompt or [])
+        if not self.no_context_files:
+            files = list(context_files.load_context_files(self.cwd, self.agent_dir, warn))
+        system, append = context_files.load_prompt_files(self.cwd, self.agent_dir, self.project_trusted, warn)
+        appended = [append] if append else []
+        if self.cli_system_prompt is not None:
+            system = context_files.resolve_cli_text(self.cli_system_prompt, self.cwd, warn)
+        if self.cli_append_system_prompt is not None:
+            appended = [
+                context_files.resolve_cli_text(a, self.cwd, warn) for a in self.cli_append_system_prompt
+            ]
         appended = [a for a in appended if a]
         self._agents_files = self.agents_files_override(files) if self.agents_files_override else files
         self._context_warnings = warnings

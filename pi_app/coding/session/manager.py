@@ -357,7 +357,7 @@ class SessionManager:
                 by_id[entry_id] = entry
             kind = raw.get("type")
             if kind == "label":
-                self._index_label(entry)  # type: ignore[arg-type]
+                self._index_label(entry)  # type: ignore[arg-type]  # a "label" line makes a LabelEntry
             elif kind == "message" and not self._has_messages:
                 message = raw.get("message")
                 self._has_messages = isinstance(message, dict) and message.get("role") in _WORTH_WRITING

@@ -51,7 +51,7 @@ class ClientReadOperations(LocalReadOperations):
     def __init__(self, files: ClientFiles) -> None:
         self.files = files
 
-    async def read_file(self, absolute_path: str) -> bytes:  # type: ignore[override]
+    async def read_file(self, absolute_path: str) -> bytes:  # type: ignore[override]  # async: the tools await either
         return await self.files.read_bytes(absolute_path)
 
 
@@ -59,7 +59,7 @@ class ClientWriteOperations(LocalWriteOperations):
     def __init__(self, files: ClientFiles) -> None:
         self.files = files
 
-    async def write_file(self, absolute_path: str, content: str) -> None:  # type: ignore[override]
+    async def write_file(self, absolute_path: str, content: str) -> None:  # type: ignore[override]  # async: the tools await either
         if not await self.files.write_text(absolute_path, content):
             super().write_file(absolute_path, content)
 
@@ -68,14 +68,14 @@ class ClientEditOperations(LocalEditOperations):
     """Reads and writes through the editor. No on-disk fingerprint: the editor's buffer, not the
     disk, is the file being edited, and it changes only through this call's own write."""
 
-    fingerprint = None  # type: ignore[assignment]
+    fingerprint = None  # type: ignore[assignment]  # none: see the docstring
 
     def __init__(self, files: ClientFiles) -> None:
         self.files = files
 
-    async def read_file(self, absolute_path: str) -> bytes:  # type: ignore[override]
+    async def read_file(self, absolute_path: str) -> bytes:  # type: ignore[override]  # async: the tools await either
         return await self.files.read_bytes(absolute_path)
 
-    async def write_file(self, absolute_path: str, content: str) -> None:  # type: ignore[override]
+    async def write_file(self, absolute_path: str, content: str) -> None:  # type: ignore[override]  # async: the tools await either
         if not await self.files.write_text(absolute_path, content):
             super().write_file(absolute_path, content)

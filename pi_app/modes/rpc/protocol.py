@@ -167,7 +167,7 @@ class CommandError(Exception):
         self.response = response
 
 
-def success(command: str, request_id: Any, data: Any = NO_DATA) -> dict[str, Any]:
+def success(command: str, request_id: str | int | None, data: Any = NO_DATA) -> dict[str, Any]:
     out: dict[str, Any] = {}
     if request_id is not None:
         out["id"] = request_id
@@ -177,7 +177,7 @@ def success(command: str, request_id: Any, data: Any = NO_DATA) -> dict[str, Any
     return out
 
 
-def failure(command: str, request_id: Any, error: str) -> dict[str, Any]:
+def failure(command: str, request_id: str | int | None, error: str) -> dict[str, Any]:
     out: dict[str, Any] = {}
     if request_id is not None:
         out["id"] = request_id

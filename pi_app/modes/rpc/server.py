@@ -51,6 +51,7 @@ from pi_app.modes.serialize import event_to_wire
 if TYPE_CHECKING:
     from pi_app.coding.agent_session import AgentSession
     from pi_app.coding.extensions.types import CommandLocation
+    from pi_app.coding.launch import LaunchOptions
 
 log = logging.getLogger(__name__)
 
@@ -639,7 +640,7 @@ def _scope(resource: Any) -> CommandLocation:
 # ---------------------------------------------------------------------------------------------
 
 
-async def run_rpc_mode(options: Any) -> int:
+async def run_rpc_mode(options: LaunchOptions) -> int:
     """``pi --mode rpc``: exit status 0 after a clean shutdown, 1 when start-up fails."""
     from pi_app.coding.launch import LaunchError, build_session
     from pi_app.modes.console import terminal_host

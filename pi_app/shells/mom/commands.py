@@ -67,7 +67,7 @@ async def serve(args: argparse.Namespace) -> int:
     from pi_app.shells.mom.bot import Mom
     from pi_app.shells.mom.events import EventsWatcher
     from pi_app.shells.mom.runner import MomSettings
-    from pi_app.shells.mom.slack import SlackBot
+    from pi_app.shells.mom.slack import ChatMessage, SlackBot
 
     try:
         sandbox = Sandbox.parse(args.sandbox)
@@ -98,8 +98,8 @@ async def serve(args: argparse.Namespace) -> int:
     loop = asyncio.get_running_loop()
     mom: Mom | None = None
 
-    def deliver(message: object) -> None:  # called on a Socket Mode worker thread
-        loop.call_soon_threadsafe(lambda: mom.receive(message) if mom is not None else None)  # type: ignore[arg-type]
+    def deliver(message: ChatMessage) -> None:  # called on a Socket Mode worker thread
+        loop.call_soon_threadsafe(lambda: mom.receive(message) if mom is not None else None)
 
     bot = SlackBot(app_token, bot_token, deliver, api_url=os.environ.get("MOM_SLACK_API_URL"))
     mom = Mom(settings, bot)

@@ -195,7 +195,7 @@ class SessionBridge:
         if cls is CompactionEnded:
             usage, context = self._after_compaction(event)
             return CompactionEnded(timed.at, snapshot, event, usage, context)
-        return cls(timed.at, snapshot, event)  # type: ignore[call-arg]
+        return cls(timed.at, snapshot, event)  # type: ignore[call-arg]  # the others take (at, snapshot, event)
 
     def _cache_notice(self, message: Any) -> str | None:
         """``showCacheMissNotices`` (pi 1.6.0): the warning for a reply that re-paid a cached prompt."""

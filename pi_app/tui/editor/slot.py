@@ -24,6 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.message import Message
 from textual.widget import Widget
@@ -48,12 +49,14 @@ class EditorSlot(Vertical):
     class Closed(Message):
         """Posted by a replacement widget that wants the editor back."""
 
-    def __init__(self, editor: Widget, **kwargs: object) -> None:
-        super().__init__(**kwargs)  # type: ignore[arg-type]
+    def __init__(
+        self, editor: Widget, *, name: str | None = None, id: str | None = None, classes: str | None = None
+    ) -> None:
+        super().__init__(name=name, id=id, classes=classes)
         self.editor = editor
         self._stack: list[_Entry] = []
 
-    def compose(self):  # type: ignore[no-untyped-def]
+    def compose(self) -> ComposeResult:
         yield self.editor
 
     @property

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from rich.console import RenderableType
 from rich.text import Text
+from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widget import Widget
 from textual.widgets import Static
@@ -108,7 +109,7 @@ class ExtensionOverlay(Vertical):
 
         return OverlayOptions.coerce(self.options() if callable(self.options) else self.options)
 
-    def compose(self):  # type: ignore[no-untyped-def]
+    def compose(self) -> ComposeResult:
         yield self.content
 
     def on_mount(self) -> None:

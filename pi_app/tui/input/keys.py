@@ -288,5 +288,5 @@ def install_key_parser() -> bool:
         from textual.drivers import linux_driver
     except ImportError:  # Windows
         return False
-    linux_driver.XTermParser = PiXTermParser  # type: ignore[misc]
+    linux_driver.XTermParser = PiXTermParser  # type: ignore[misc]  # replacing Textual's parser on purpose
     return True

@@ -17,6 +17,7 @@ from typing import Any
 from rich.style import Style
 from rich.text import Text
 from textual import events
+from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Input, Static
 
@@ -52,7 +53,7 @@ class PanelDialog(Vertical, can_focus=True):
         self._answer: Future[str] | None = None
         self._question: str | None = None
 
-    def compose(self):  # type: ignore[no-untyped-def]
+    def compose(self) -> ComposeResult:
         yield self._body
 
     def on_mount(self) -> None:

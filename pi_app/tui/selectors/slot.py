@@ -93,6 +93,7 @@ async def ask(app: SelectorHost, selector: Widget, **host_options: Any) -> Answe
     try:
         return await host.answer
     except asyncio.CancelledError:
-        if asyncio.current_task() is not None and asyncio.current_task().cancelling():  # type: ignore[union-attr]
+        task = asyncio.current_task()
+        if task is not None and task.cancelling():
             raise
         return None

@@ -59,9 +59,13 @@ def draw_mermaid(source: str, width: int) -> tuple[str, ...] | None:
         from termaid import render
     except ImportError:  # an install without it: the source stays readable
         return None
-    for options in ({"padding_x": 1, "padding_y": 0}, {"padding_x": 1, "padding_y": 0, "gap": 2}):
+    for gap in (None, 2):  # termaid's own gap first, then a wider one
         try:
-            art = render(source, **options)  # type: ignore[arg-type]
+            art = (
+                render(source, padding_x=1, padding_y=0)
+                if gap is None
+                else render(source, padding_x=1, padding_y=0, gap=gap)
+            )
         except Exception:  # a syntax termaid cannot read, or a bug in it: never the app's problem
             log.debug("mermaid diagram not drawn", exc_info=True)
             return None
