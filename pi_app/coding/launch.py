@@ -438,6 +438,8 @@ async def build_session(
         base_tools_override=base_tools_override,
     )
     created.session.scoped_models = scoped
+    if created.session.checkpoints is not None and _mode_name(options) in ("print", "json"):
+        created.session.checkpoints.baseline_at_start = False  # a short run: at its first bash call
     created.session.mcp_report = host.report
     if not (options.no_mcp or options.no_tools):
         _attach_mcp(created.session, options, cwd, agent_dir, resources, host)

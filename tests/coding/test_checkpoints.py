@@ -146,6 +146,28 @@ async def test_tree_back_restores_five_files_and_forward_brings_the_changes_back
     assert {line.get("customType") for line in lines if line["type"] == "custom"} == {CHECKPOINT_TYPE}
 
 
+async def test_a_headless_run_reads_the_bash_baseline_at_its_first_bash_call(tmp_path: Path) -> None:
+    """``pi -p`` / JSON mode (``baseline_at_start`` False): a prompt without a command never reads
+    the project; the first bash call reads it first, so what the command changed is still recorded."""
+    project, sessions = tmp_path / "project", tmp_path / "sessions"
+    project.mkdir()
+    _write_project(project)
+    session = await _session(project, sessions, SCRIPT)
+    assert session.checkpoints is not None
+    session.checkpoints.baseline_at_start = False
+    await session.prompt("one")
+    assert session.checkpoints._indexed is None  # a prompt without bash: the project was not read
+    await session.prompt("change the files")
+    checkpoints = [
+        e for e in session.session_manager.get_entries() if e.raw.get("customType") == CHECKPOINT_TYPE
+    ]
+    assert [e.raw["data"]["tool"] for e in checkpoints] == ["edit", "edit", "edit", "write", "bash"]
+    removed = checkpoints[-1].raw["data"]["files"]
+    assert [f["path"] for f in removed] == ["e.txt"] and removed[0]["before"] and removed[0]["after"] is None
+    store = session.checkpoints.store
+    assert store.get(removed[0]["before"]) == ORIGINAL["e.txt"]
+
+
 async def test_checkpoints_off_records_nothing_and_gc_keeps_what_sessions_use(tmp_path: Path) -> None:
     project, sessions = tmp_path / "project", tmp_path / "sessions"
     project.mkdir()

@@ -15,6 +15,10 @@ while the command ran: the OS's file notifications (``watch``) say so at once, a
 modification times (``scan``) where notifications are unavailable. The earlier contents come from
 the baseline: every project file, compressed in memory, read in a thread when the first prompt
 starts (a bash command waits only if it is not finished) and kept current from the notifications.
+A headless run (``pi -p``, JSON mode: one short process, often without a command) sets
+``baseline_at_start`` False and reads it at its first bash call instead: in a project of a
+thousand files the notifier setup and the read cost about half a second of CPU, which otherwise
+competed with the run's request and answer for the interpreter (issue 20).
 Only the versions a command actually changed go into the store. Decision: the baseline keeps files
 up to 1 MiB and 64 MiB (compressed) in all, so a huge tree costs bounded memory; a command's change
 to a file outside that is recorded as ``TOO_BIG`` ("not kept", said when restoring). ``write`` and
@@ -101,6 +105,7 @@ class CheckpointRecorder:
         self._watcher: ProjectWatcher | None = None
         self._baseline_bytes = 0
         self._file_log: list[str] = []  # the path of every write/edit call that ended, in order
+        self.baseline_at_start = True  # False: read the baseline at the first bash call
         self._remove_gate = session.add_tool_gate(self._before)
         self._unsubscribe = session.subscribe(self._on_event)
 
@@ -235,7 +240,8 @@ class CheckpointRecorder:
 
     async def _on_event(self, event: object) -> None:
         if isinstance(event, AgentStartEvent):
-            self._start_index()
+            if self.baseline_at_start:
+                self._start_index()
             return
         if not isinstance(event, ToolExecutionEndEvent):
             return
