@@ -30,6 +30,7 @@ from textual.message import Message
 if TYPE_CHECKING:
     from textual.widget import Widget
 
+    from pi_app.ai.event_stream import AbortSignal
     from pi_app.tui.extensions.queue import DialogRequest
     from pi_app.tui.extensions.surface import ExtensionSurface
     from pi_app.tui.host import ExtensionHost
@@ -78,7 +79,7 @@ class TuiExtensionUI:
         cancel_value: None,
         *,
         timeout: float | None,
-        signal: Any,
+        signal: AbortSignal | None,
     ) -> str | None:
         """The dialog's answer (the chosen option or the typed text); ``cancel_value`` when it is
         cancelled, times out or the signal aborts."""
@@ -108,7 +109,12 @@ class TuiExtensionUI:
         )
 
     async def select(
-        self, title: str, options: list[str], *, signal: Any = None, timeout: float | None = None
+        self,
+        title: str,
+        options: list[str],
+        *,
+        signal: AbortSignal | None = None,
+        timeout: float | None = None,
     ) -> str | None:
         from pi_app.tui.extensions.dialogs import SelectDialog
 
@@ -123,7 +129,7 @@ class TuiExtensionUI:
         )
 
     async def confirm(
-        self, title: str, message: str, *, signal: Any = None, timeout: float | None = None
+        self, title: str, message: str, *, signal: AbortSignal | None = None, timeout: float | None = None
     ) -> bool:
         from pi_app.tui.extensions.dialogs import SelectDialog
 
@@ -142,7 +148,7 @@ class TuiExtensionUI:
         title: str,
         placeholder: str | None = None,
         *,
-        signal: Any = None,
+        signal: AbortSignal | None = None,
         timeout: float | None = None,
     ) -> str | None:
         from pi_app.tui.extensions.dialogs import InputDialog
@@ -157,7 +163,12 @@ class TuiExtensionUI:
         )
 
     async def editor(
-        self, title: str, prefill: str | None = None, *, signal: Any = None, timeout: float | None = None
+        self,
+        title: str,
+        prefill: str | None = None,
+        *,
+        signal: AbortSignal | None = None,
+        timeout: float | None = None,
     ) -> str | None:
         from pi_app.tui.extensions.dialogs import EditorDialog
 

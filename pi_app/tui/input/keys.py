@@ -24,7 +24,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
 
 from textual import events
 from textual._xterm_parser import XTermParser
@@ -150,7 +149,7 @@ def normalize(key: str, character: str | None = None) -> KeyPress:
     return KeyPress(_canonical(modifiers, pi_key), text)
 
 
-def key_press(event: Any) -> KeyPress:
+def key_press(event: events.Key) -> KeyPress:
     """``normalize`` for a ``textual.events.Key``."""
     return normalize(event.key, event.character)
 

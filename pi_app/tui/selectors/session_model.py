@@ -36,7 +36,7 @@ SORT_LABELS = {"threaded": "Threaded", "recent": "Recent", "relevance": "Fuzzy"}
 
 @dataclass(frozen=True)
 class SessionRow:
-    info: Any  # SessionInfo
+    info: SessionInfo  # SessionInfo
     depth: int = 0
     is_last: bool = True
     ancestor_continues: tuple[bool, ...] = ()
@@ -90,13 +90,13 @@ ContentSearch = Callable[[str], Mapping[str, int] | None]
 CONTENT_MATCH_SCORE = 1000.0  # a session found only by the index ranks after every fuzzy match
 
 
-def search_text(info: Any, with_content: bool = True) -> str:
+def search_text(info: SessionInfo, with_content: bool = True) -> str:
     if not with_content:
         return f"{info.id} {info.name or ''} {info.cwd}"
     return f"{info.id} {info.name or ''} {info.all_messages_text} {info.cwd}"
 
 
-def match_session(info: Any, parsed: ParsedQuery, with_content: bool = True) -> float | None:
+def match_session(info: SessionInfo, parsed: ParsedQuery, with_content: bool = True) -> float | None:
     """The match score (lower is better), or None when ``info`` does not match."""
     text = search_text(info, with_content)
     if parsed.regex is not None:
@@ -242,7 +242,7 @@ class SessionPickerModel:
     def selected(self) -> Any:
         return self.rows[self.cursor.selected].info if self.rows else None
 
-    def is_current(self, info: Any) -> bool:
+    def is_current(self, info: SessionInfo) -> bool:
         return self.current_path is not None and info.path == self.current_path
 
     def set_sessions(self, sessions: Sequence[Any]) -> None:

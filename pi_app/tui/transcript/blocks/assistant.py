@@ -25,15 +25,18 @@ from pi_app.tui.transcript.blocks.markdown import MarkdownSource
 from pi_app.tui.transcript.blocks.theme import BlockTheme, fg
 
 if TYPE_CHECKING:
+    from pi_app.ai.types import AssistantMessage
     from pi_app.tui.transcript.blocks.md_render import Drawings
 
 
 class AssistantBlock(Block):
     kind = "assistant"
 
-    def __init__(self, message: Any = None, key: str | None = None, hide_thinking: bool = False) -> None:
+    def __init__(
+        self, message: AssistantMessage | None = None, key: str | None = None, hide_thinking: bool = False
+    ) -> None:
         super().__init__(key)
-        self.message: Any = None
+        self.message: AssistantMessage | None = None
         self.error_text: str | None = None
         self.hide_thinking = hide_thinking
         self._sources: dict[int, MarkdownSource] = {}
@@ -45,7 +48,7 @@ class AssistantBlock(Block):
 
     # -- content --------------------------------------------------------------------------------
 
-    def set_message(self, message: Any) -> None:
+    def set_message(self, message: AssistantMessage) -> None:
         """Take the (possibly partial) message; only parts whose text grew will re-render.
 
         Called for every streamed delta, so it only stores the message: the markdown sources
@@ -67,7 +70,7 @@ class AssistantBlock(Block):
                 source = self._sources[index] = MarkdownSource()
             source.set_text(text)
 
-    def finish(self, message: Any) -> None:
+    def finish(self, message: AssistantMessage) -> None:
         """The final message: adds the abort/error line when the turn did not end normally."""
         self.streaming = False
         stop_reason = getattr(message, "stop_reason", None)
