@@ -16,9 +16,12 @@ from __future__ import annotations
 
 import os
 import subprocess
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pi_app.tui.terminal.probe import TerminalCapabilities
 
 _state: dict[str, str | None] = {"base": None}
 
@@ -58,7 +61,11 @@ def tmux_forwards_hyperlinks(timeout: float = 0.5) -> bool:
 
 
 def hyperlinks_enabled(
-    setting: Any, capabilities: Any, env: Mapping[str, str] | None = None, *, probe_tmux: Any = None
+    setting: bool | str,
+    capabilities: TerminalCapabilities,
+    env: Mapping[str, str] | None = None,
+    *,
+    probe_tmux: Callable[[], bool] | None = None,
 ) -> bool:
     """``terminal.hyperlinks`` (True / False / "auto") against the terminal's capabilities."""
     if setting is True or setting is False:
@@ -69,4 +76,4 @@ def hyperlinks_enabled(
         return False
     if env.get("TMUX") or term.startswith("tmux"):
         return bool((probe_tmux or tmux_forwards_hyperlinks)())
-    return bool(getattr(capabilities, "hyperlinks", False)) and bool(getattr(capabilities, "has_color", True))
+    return capabilities.hyperlinks and capabilities.has_color
