@@ -67,6 +67,9 @@ def setup(pi):
         elif args == "theme":
             state["set_theme"] = ctx.ui.set_theme("light")
             state["bad_theme"] = ctx.ui.set_theme("nope")
+        elif args == "theme-object":
+            state["object_theme"] = ctx.ui.set_theme(ctx.ui.get_theme("light"))
+            state["not_a_theme"] = ctx.ui.set_theme(42)
         elif args == "overlay":
             def make(app, theme, keybindings, done):
                 from textual.widgets import Button
@@ -157,6 +160,21 @@ async def test_editor_text_tools_expansion_and_theme(tmp_path: Path) -> None:
         assert state["editor"] == "draft"
         assert state["set_theme"] == {"success": True}
         assert state["bad_theme"]["success"] is False
+
+
+async def test_a_theme_object_is_drawn_for_this_run_and_not_saved(tmp_path: Path) -> None:
+    path = write_extension(tmp_path / "ext" / "decorator.py", DECORATOR)
+    app, _, _ = extension_app(tmp_path, [path])
+    async with app.run_test(size=(90, 30)) as pilot:
+        await _ready(pilot, app)
+        assert app.themes.current.name == "dark"
+        await _run(pilot, app, "/edit theme-object")
+        await wait_for(pilot, lambda: app.themes.current.name == "light")
+        assert app.transcript.render_theme.name == "light"
+        state = module_for(path).STATE
+        assert state["object_theme"] == {"success": True}
+        assert state["not_a_theme"]["success"] is False
+        assert app.settings is not None and app.settings.get_theme() is None  # this run only
 
 
 async def test_custom_component_in_the_editor_slot_and_as_overlay(tmp_path: Path) -> None:
