@@ -340,6 +340,8 @@ class AgentSession(SessionSwitchingMixin):
             auto_compact = bool(self.settings_manager.get_compaction_enabled())
         except Exception:
             auto_compact = True
+        from pi_app.ai.thinking import supported_thinking_levels
+
         self._snapshot_seq += 1
         return SessionSnapshot(
             seq=self._snapshot_seq,
@@ -350,6 +352,7 @@ class AgentSession(SessionSwitchingMixin):
             provider=model.provider if model is not None else None,
             reasoning=bool(getattr(model, "reasoning", False)),
             thinking_level=self.thinking_level,
+            thinking_levels=tuple(supported_thinking_levels(model)) if model is not None else ("off",),
             usage=self._usage_totals(),
             subscription=subscription,
             context_tokens=context.tokens if context is not None else 0,

@@ -118,6 +118,8 @@ class SessionSnapshot:
     reasoning: bool = False
     """The model can think: the footer names the thinking level and the editor border shows it."""
     thinking_level: str = "off"
+    thinking_levels: tuple[str, ...] = ("off",)
+    """The levels the model supports (``off`` alone without a reasoning model): ``/thinking``."""
     usage: UsageTotals = field(default_factory=UsageTotals)
     subscription: bool = False
     """The model's provider is signed in with OAuth (the footer's ``(sub)``)."""

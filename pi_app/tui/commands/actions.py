@@ -133,11 +133,9 @@ def _command(name: str) -> ActionHandler:
 
 
 async def cycle_thinking(app: CommandHost) -> None:
-    session = app.session
-    if session is None:
+    if app.session is None:
         return
-    model = session.model
-    if model is None or not model.reasoning:
+    if not app.snapshot.has_model or not app.snapshot.reasoning:
         app.show_status("Current model does not support thinking")
         return
     level = await app.bridge.request(lambda s: s.cycle_thinking_level())
@@ -157,7 +155,8 @@ async def available_models(app: SessionHost) -> list[Model]:
     if session is None:
         return []
     if session.model_registry is None:
-        return [session.model] if session.model is not None else []
+        current: Model | None = await app.bridge.request(lambda s: s.model)
+        return [current] if current is not None else []
     models: list[Model] = list(
         await app.bridge.request(lambda s: s.model_registry.get_available() if s.model_registry else [])
     )
@@ -269,7 +268,9 @@ async def copy_last_assistant_message(app: CommandHost) -> None:
 
     from pi_app.tui.terminal.clipboard import copy_text_with_tool
 
-    text = app.session.get_last_assistant_text() if app.session is not None else None
+    text: str | None = None
+    if app.session is not None:
+        text = await app.bridge.request(lambda s: s.get_last_assistant_text())
     if not text:
         app.show_error("No agent messages to copy yet.")
         return
@@ -289,10 +290,10 @@ async def copy_message(app: CommandHost) -> None:
     await copy_last_assistant_message(app)
 
 
-def debug_dump(app: CommandHost) -> None:
+async def debug_dump(app: CommandHost) -> None:
     from pi_app.tui.commands.debug import write_debug_log
 
-    path = write_debug_log(app)
+    path = await write_debug_log(app)
     app.show_status(f"Debug log written to {path}")
 
 

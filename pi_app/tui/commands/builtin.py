@@ -220,10 +220,10 @@ async def _mcp(app: CommandHost, args: str) -> None:
     await mcp_command(app, args)
 
 
-def _debug(app: CommandHost, args: str) -> None:
+async def _debug(app: CommandHost, args: str) -> None:
     from pi_app.tui.commands.debug import write_debug_log
 
-    path = write_debug_log(app)
+    path = await write_debug_log(app)
     app.show_status(f"Debug log written to {path}")
 
 

@@ -15,17 +15,22 @@ from pi_app.ai.codec import encode_line
 from pi_app.coding.messages import message_to_dict
 
 if TYPE_CHECKING:
+    from pi_app.agent.types import AgentMessage
     from pi_app.tui.host import CommandHost
 
 
-def write_debug_log(app: CommandHost) -> Path:
+async def write_debug_log(app: CommandHost) -> Path:
+    """The log as of now: the screen here, the messages asked of the session on its loop."""
+    messages: list[AgentMessage] = []
+    if app.session is not None:
+        messages = await app.bridge.request(lambda s: list(s.messages))
     path = Path(app.agent_dir) / "pi-debug.log"
     path.parent.mkdir(parents=True, exist_ok=True)
     lines = [f"terminal: {app.size.width}x{app.size.height}", "", "transcript:"]
     for line in app.transcript.plain_lines():
         lines.append(f"[{cell_len(line):4}] {line}")
     lines += ["", "messages:"]
-    for message in list(app.session.messages) if app.session is not None else []:
+    for message in messages:
         try:
             lines.append(encode_line(message_to_dict(message)))
         except Exception:

@@ -23,8 +23,8 @@ def _key(model: Model) -> tuple[str, str]:
     return (model.provider, model.id)
 
 
-def model_items(models: list[Model], current: Model | None) -> list[SelectItem]:
-    current_key = _key(current) if current is not None else None
+def model_items(models: list[Model], current_key: tuple[str, str] | None) -> list[SelectItem]:
+    """The rows; ``current_key`` (provider, id) is the session's model, marked ``✓``."""
     return [
         SelectItem(
             value=_key(m),
@@ -46,7 +46,8 @@ async def open_model_selector(app: SessionHost, search: str) -> None:
     available = await available_models(app)
     scope = [s.model for s in await scoped_models(app)]
     by_key = {_key(m): m for m in available + scope}
-    current = app.session.model
+    snapshot = app.snapshot
+    current = (snapshot.provider, snapshot.model_id) if snapshot.provider and snapshot.model_id else None
     state = {"scoped": bool(scope)}
 
     def models_now() -> list[Model]:
@@ -93,7 +94,7 @@ async def open_model_selector(app: SessionHost, search: str) -> None:
         id="model-selector",
     )
     if current is not None:
-        selector.model.select_value(_key(current))
+        selector.model.select_value(current)
     if search:
         selector.model.set_query(search)
     app.show_in_editor_slot(selector)

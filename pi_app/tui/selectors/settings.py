@@ -87,10 +87,7 @@ def settings_rows(app: CommandHost) -> list[SettingRow]:
         return apply
 
     def thinking_levels() -> list[str]:
-        from pi_app.ai.thinking import supported_thinking_levels
-
-        model = app.session.model if app.session is not None else None
-        return supported_thinking_levels(model) if model is not None else ["off"]
+        return list(app.snapshot.thinking_levels)
 
     def set_thinking(level: str) -> str | None:
         app.bridge.call_soon(lambda session: session.set_thinking_level(level))
@@ -223,7 +220,7 @@ def settings_rows(app: CommandHost) -> list[SettingRow]:
         SettingRow(
             "thinkingLevel",
             "Thinking level",
-            lambda: app.session.thinking_level if app.session is not None else "off",
+            lambda: app.snapshot.thinking_level,
             thinking_levels,
             set_thinking,
         ),

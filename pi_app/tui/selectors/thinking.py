@@ -33,10 +33,7 @@ LEVEL_DESCRIPTIONS: dict[str, str] = {
 
 def available_levels(app: SessionHost) -> list[str]:
     """The levels the session's current model supports (only ``off`` without a reasoning model)."""
-    from pi_app.ai.thinking import supported_thinking_levels
-
-    model = app.session.model if app.session is not None else None
-    return supported_thinking_levels(model) if model is not None else ["off"]
+    return list(app.snapshot.thinking_levels)
 
 
 def level_items(levels: list[str], current: str, default: str | None) -> list[SelectItem]:
@@ -72,7 +69,7 @@ async def apply_level(app: SessionHost, level: str, *, save: bool) -> None:
 
 def open_thinking_selector(app: SessionHost) -> None:
     levels = available_levels(app)
-    current = (app.session.thinking_level if app.session is not None else None) or "off"
+    current = app.snapshot.thinking_level or "off"
     default = app.settings.get_default_thinking_level() if app.settings is not None else None
 
     def choose(level: str, save: bool) -> None:
