@@ -27,7 +27,9 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from pi_app.coding.agent_session import AgentSession
+    from pi_app.coding.extensions.session_binding import ExtensionBinding
     from pi_app.coding.models.registry import ModelRegistry
+    from pi_app.coding.resources.loader import ResourceLoader
     from pi_app.coding.sdk import CreatedSession
     from pi_app.coding.session.manager import SessionManager
     from pi_app.coding.settings import SettingsManager
@@ -313,7 +315,7 @@ async def load_resources(
     settings: SettingsManager,
     registry: ModelRegistry,
     host: LaunchHost = LaunchHost(),
-) -> Any:
+) -> ResourceLoader:
     """The ``ResourceLoader`` for ``--skill``/``--prompt-template``/``--theme`` and their ``--no-*``
     switches, loaded. ``--approve`` trusts the project's ``.pi`` resources for this run. Packages
     listed in settings that are missing are installed unless offline (decision D-32).
@@ -548,8 +550,8 @@ def _report_load_problems(loaded: Any, report: Callable[[str], None]) -> None:
 
 
 async def attach_extensions(
-    session: AgentSession, loader: Any, options: LaunchOptions, host: LaunchHost = LaunchHost()
-) -> Any:
+    session: AgentSession, loader: ResourceLoader, options: LaunchOptions, host: LaunchHost = LaunchHost()
+) -> ExtensionBinding | None:
     """Bind the loaded extensions to ``session`` (spec 40 §2.8 steps 6-8; see
     ``pi_app.coding.extensions.session_binding``); returns the binding, also set as
     ``session.extension_runner``, or None.

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from pi_app.ai.auth.types import AuthInteraction, Credential
 
 if TYPE_CHECKING:
+    from pi_app.ai.types import Model
     from pi_app.coding.models.registry import ModelRegistry
 
 # listed first and marked ✦ in /login, as pi 1.6.0 features them
@@ -84,7 +85,7 @@ async def remove_credentials(registry: ModelRegistry, provider_id: str) -> str:
     return f"Removed stored {what} for {name}. Environment variables and models.json config are unchanged."
 
 
-async def model_after_login(registry: ModelRegistry, provider_id: str) -> Any:
+async def model_after_login(registry: ModelRegistry, provider_id: str) -> Model | None:
     """The provider's default model (1.6.0's per-provider default), else its first available one."""
     from pi_app.coding.models.resolver import DEFAULT_MODEL_PER_PROVIDER
 

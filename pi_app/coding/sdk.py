@@ -307,7 +307,7 @@ async def create_agent_session(
 DEFAULT_HTTP_IDLE_TIMEOUT_MS = 300_000
 
 
-def with_request_limits(stream_fn: Any, settings_manager: Any) -> Any:
+def with_request_limits(stream_fn: StreamFn, settings_manager: SettingsManager) -> StreamFn:
     """Fill each request's transport limits from settings unless the caller set them (R-RETRY-09).
 
     ``httpIdleTimeoutMs`` (else ``retry.provider.timeoutMs``) becomes the idle-read timeout, so a
@@ -349,7 +349,9 @@ def with_request_limits(stream_fn: Any, settings_manager: Any) -> Any:
     return stream
 
 
-def context_level(context: Any, settings_manager: Any, continuing: bool, model: Model | None = None) -> str:
+def context_level(
+    context: Any, settings_manager: SettingsManager, continuing: bool, model: Model | None = None
+) -> str:
     """The session's recorded level when resuming, else the model's ``modelThinkingLevels`` entry,
     else the saved default, else ``medium`` (pi 1.6.0's order)."""
     if continuing and getattr(context, "thinking_level", None):

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pi_app.coding.compaction.estimate import estimate_tokens
 from pi_app.coding.compaction.fileops import (
@@ -27,6 +27,9 @@ from pi_app.coding.compaction.summarize import (
 )
 from pi_app.coding.session.context import entry_to_message
 from pi_app.coding.session.format import BranchSummaryEntry, CompactionEntry, MessageEntry, SessionEntry
+
+if TYPE_CHECKING:
+    from pi_app.coding.session.manager import SessionManager
 
 BRANCH_SUMMARY_MAX_TOKENS = 2048
 DEFAULT_CONTEXT_WINDOW = 128000
@@ -71,7 +74,7 @@ class BranchSummaryResult:
 
 
 def collect_entries_for_branch_summary(
-    session: Any, old_leaf_id: str | None, target_id: str | None
+    session: SessionManager, old_leaf_id: str | None, target_id: str | None
 ) -> CollectEntriesResult:
     """Entries between the old leaf and the deepest common ancestor with the target, oldest first.
 

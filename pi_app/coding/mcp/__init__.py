@@ -19,6 +19,8 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from pi_app.coding.agent_session import AgentSession
+    from pi_app.coding.mcp.config import McpConfig
+    from pi_app.coding.mcp.manager import McpManager
 
 _atexit_installed = False
 
@@ -33,7 +35,7 @@ def attach_mcp(
     allow_patterns: Iterable[str] | None = None,
     exclude_patterns: Iterable[str] = (),
     defer_connect: bool = False,
-) -> Any:
+) -> McpManager | None:
     """Load ``mcp.json`` and connect its servers in the background; the manager, or None when
     there is nothing configured. Must run inside the session's event loop. ``defer_connect``
     (print and JSON mode): connect when the first prompt runs (``session_tools.prepare_run``)."""
@@ -72,7 +74,7 @@ def _lazy_auth_factory(agent_dir: Path) -> Callable[[Any], Any]:
 
 def start_manager(
     session: AgentSession,
-    config: Any,
+    config: McpConfig,
     *,
     agent_dir: str | Path,
     cwd: str,
@@ -80,7 +82,7 @@ def start_manager(
     allow_patterns: Iterable[str] | None = None,
     exclude_patterns: Iterable[str] = (),
     connect: bool = True,
-) -> Any:
+) -> McpManager:
     global _atexit_installed
     from pi_app.coding.mcp.manager import McpManager
 

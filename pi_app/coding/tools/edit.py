@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Awaitable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -65,11 +66,13 @@ class EditParams(ToolParams):
 
 
 class EditOperations(Protocol):
-    def read_file(self, absolute_path: str) -> Any: ...  # bytes
+    def read_file(self, absolute_path: str) -> bytes | Awaitable[bytes]: ...
 
-    def write_file(self, absolute_path: str, content: str) -> Any: ...
+    def write_file(self, absolute_path: str, content: str) -> None | Awaitable[None]: ...
 
-    def access(self, absolute_path: str) -> Any: ...  # raise OSError unless readable and writable
+    def access(
+        self, absolute_path: str
+    ) -> None | Awaitable[None]: ...  # raise OSError unless readable and writable
 
 
 class LocalEditOperations:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import math
 import os
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
 from pydantic import Field
@@ -47,7 +47,7 @@ class FindParams(ToolParams):
 
 
 class FindOperations(Protocol):
-    def exists(self, absolute_path: str) -> Any: ...  # bool
+    def exists(self, absolute_path: str) -> bool | Awaitable[bool]: ...
 
     # Optional: glob(pattern, search_dir, ignore, limit) -> list[str] replaces the local listing.
 

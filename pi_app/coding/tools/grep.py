@@ -16,7 +16,7 @@ import base64
 import json
 import math
 import os
-from collections.abc import Iterator
+from collections.abc import Awaitable, Iterator
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -85,9 +85,9 @@ class GrepQuery:
 
 
 class GrepOperations(Protocol):
-    def is_directory(self, absolute_path: str) -> Any: ...  # bool; raise if missing
+    def is_directory(self, absolute_path: str) -> bool | Awaitable[bool]: ...  # raise if missing
 
-    def read_file(self, absolute_path: str) -> Any: ...  # str, for context lines
+    def read_file(self, absolute_path: str) -> str | Awaitable[str]: ...  # for context lines
 
 
 class LocalGrepOperations:

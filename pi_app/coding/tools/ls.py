@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 import os
 import stat
+from collections.abc import Awaitable
 from typing import Any, Protocol
 
 from pydantic import Field
@@ -33,11 +34,11 @@ class LsParams(ToolParams):
 
 
 class LsOperations(Protocol):
-    def exists(self, absolute_path: str) -> Any: ...  # bool
+    def exists(self, absolute_path: str) -> bool | Awaitable[bool]: ...
 
     def stat(self, absolute_path: str) -> Any: ...  # object with is_dir(); follows symlinks
 
-    def readdir(self, absolute_path: str) -> Any: ...  # list[str]
+    def readdir(self, absolute_path: str) -> list[str] | Awaitable[list[str]]: ...
 
 
 class _Stat:

@@ -15,6 +15,7 @@ import base64
 import math
 import os
 import threading
+from collections.abc import Awaitable
 from dataclasses import dataclass, field, replace
 from itertools import islice
 from typing import TYPE_CHECKING, Any, Protocol
@@ -58,9 +59,9 @@ class ReadParams(ToolParams):
 
 
 class ReadOperations(Protocol):
-    def read_file(self, absolute_path: str) -> Any: ...  # bytes, or awaitable bytes
+    def read_file(self, absolute_path: str) -> bytes | Awaitable[bytes]: ...
 
-    def access(self, absolute_path: str) -> Any: ...  # raise OSError if unreadable
+    def access(self, absolute_path: str) -> None | Awaitable[None]: ...  # raise OSError if unreadable
 
 
 class LocalReadOperations:

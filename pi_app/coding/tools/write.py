@@ -9,6 +9,7 @@ previous content. No append mode, no line-ending or BOM adaptation.
 from __future__ import annotations
 
 import os
+from collections.abc import Awaitable
 from typing import Any, Protocol
 
 from pydantic import Field
@@ -27,9 +28,9 @@ class WriteParams(ToolParams):
 
 
 class WriteOperations(Protocol):
-    def write_file(self, absolute_path: str, content: str) -> Any: ...
+    def write_file(self, absolute_path: str, content: str) -> None | Awaitable[None]: ...
 
-    def mkdir(self, directory: str) -> Any: ...  # recursive, exists-ok
+    def mkdir(self, directory: str) -> None | Awaitable[None]: ...  # recursive, exists-ok
 
 
 class LocalWriteOperations:
