@@ -17,7 +17,7 @@ import re
 import weakref
 from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pi_app.ai.auth.memory_store import InMemoryCredentialStore
 from pi_app.ai.auth.resolve import ModelsError, resolve_provider_auth
@@ -42,6 +42,9 @@ from pi_app.ai.types import (
     StreamOptions,
     now_ms,
 )
+
+if TYPE_CHECKING:
+    import httpx
 
 
 class ProviderStreams(Protocol):
@@ -97,7 +100,7 @@ def error_stream(model: Model, text: str, *, aborted: bool = False) -> Assistant
     return stream
 
 
-def missing_key_message(provider: Any) -> str:
+def missing_key_message(provider: Provider) -> str:
     """One line naming what to set: the key variable(s) and ``/login`` (or ``pi auth login``)."""
     api_key = getattr(provider.auth, "api_key", None)
     hint = getattr(api_key, "missing_hint", None)
@@ -332,11 +335,13 @@ class MutableModels:
         self.auth_context: AuthContext = auth_context if auth_context is not None else EnvAuthContext()
         self.http_client_factory = http_client_factory
         self.model_cache = model_cache
-        self._providers: dict[str, Any] = {}
+        self._providers: dict[str, Any] = {}  # Providers, some with extras (filter_models)
         self._model_errors: dict[str, ModelsError] = {}
-        self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Any] = weakref.WeakKeyDictionary()
+        self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, httpx.AsyncClient] = (
+            weakref.WeakKeyDictionary()
+        )
 
-    def http_client(self) -> Any:
+    def http_client(self) -> httpx.AsyncClient:
         """The collection's HTTP client for the running loop, created on first use (R-AI-84)."""
         loop = asyncio.get_running_loop()
         client = self._clients.get(loop)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from pi_app.ai.auth.types import AuthCheck, AuthContext, AuthInteraction, AuthResult, Credential, ProviderAuth
 
@@ -54,7 +53,7 @@ class EnvApiKeyAuth:
             credential["env"] = env
         return credential
 
-    async def check(self, ctx: AuthContext, credential: Any) -> AuthCheck | None:
+    async def check(self, ctx: AuthContext, credential: Credential | None) -> AuthCheck | None:
         if await self._extra_env(ctx, credential) is None:
             return {"configured": False}
         if credential and credential.get("type") == "api_key":
@@ -72,7 +71,7 @@ class ResolvingCheck:
     async def resolve(self, *, ctx: AuthContext, credential: Credential | None) -> AuthResult | None:
         raise NotImplementedError
 
-    async def check(self, ctx: AuthContext, credential: Any) -> AuthCheck | None:
+    async def check(self, ctx: AuthContext, credential: Credential | None) -> AuthCheck | None:
         result = await self.resolve(ctx=ctx, credential=credential)
         if result is None:
             return {"configured": False}
@@ -94,7 +93,7 @@ class StaticApiKeyAuth:
             return AuthResult(auth={"apiKey": self.key}, source=self.source)
         return None
 
-    async def check(self, ctx: AuthContext, credential: Any) -> AuthCheck | None:
+    async def check(self, ctx: AuthContext, credential: Credential | None) -> AuthCheck | None:
         if credential and credential.get("type") == "api_key":
             return {"configured": True, "type": "api_key", "source": "stored"}
         return {"configured": bool(self.key), "type": "api_key", "source": self.source}
@@ -108,7 +107,7 @@ class NoAuth:
     async def resolve(self, *, ctx: AuthContext, credential: Credential | None) -> AuthResult | None:
         return AuthResult(auth={}, source="none")
 
-    async def check(self, ctx: AuthContext, credential: Any) -> AuthCheck | None:
+    async def check(self, ctx: AuthContext, credential: Credential | None) -> AuthCheck | None:
         return {"configured": True, "source": "none"}
 
 

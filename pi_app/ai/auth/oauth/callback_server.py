@@ -13,8 +13,11 @@ import asyncio
 import html
 import os
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import TYPE_CHECKING
 from urllib.parse import parse_qs, urlsplit
+
+if TYPE_CHECKING:
+    from pi_app.ai.auth.types import AuthInteraction
 
 SUCCESS_PAGE = (
     "<html><body><h1>Login complete</h1><p>You can close this window and return to pi.</p></body></html>"
@@ -92,7 +95,7 @@ class CallbackServer:
 
 
 async def receive_authorization_code(
-    interaction: Any,
+    interaction: AuthInteraction,
     *,
     port: int,
     path: str,
