@@ -34,7 +34,7 @@ class _WakingEvent(threading.Event):
 
     def __init__(self) -> None:
         super().__init__()
-        self.lock = threading.Lock()
+        self.lock = threading.RLock()  # set() may run again from a signal handler (Ctrl+Z) on the same thread
         self.wake_fd: int | None = None
 
     def set(self) -> None:
