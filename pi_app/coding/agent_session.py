@@ -181,6 +181,7 @@ class AgentSession(SessionSwitchingMixin):
         self.resource_loader = resource_loader
         self.extension_runner = extension_runner
         self.scoped_models = list(scoped_models)
+        self._scope_pool: list[Model] = []  # the available models model_scope() last resolved over
         self.cwd = cwd
         self.tool_definitions = list(tool_definitions)
         self.no_model_message = no_model_message or "No model configured."
@@ -1143,12 +1144,23 @@ class AgentSession(SessionSwitchingMixin):
         """
         if self.scoped_models:
             return list(self.scoped_models)
+        if not self.settings_manager.get_enabled_models() or self.model_registry is None:
+            return []
+        self._scope_pool = list(await self.model_registry.get_available())
+        return self.known_model_scope
+
+    @property
+    def known_model_scope(self) -> list[ScopedModel]:
+        """``model_scope()`` without asking the registry (extensions' ``ctx.scoped_models``): the
+        ``enabledModels`` scope over the available models as last seen (launch resolves it)."""
+        if self.scoped_models:
+            return list(self.scoped_models)
         patterns = self.settings_manager.get_enabled_models()
-        if not patterns or self.model_registry is None:
+        if not patterns or not self._scope_pool:
             return []
         from pi_app.coding.models.resolver import resolve_model_scope
 
-        scope, _warnings = resolve_model_scope(patterns, await self.model_registry.get_available())
+        scope, _warnings = resolve_model_scope(patterns, self._scope_pool)
         return scope
 
     async def cycle_model(self, direction: int = 1) -> CycleResult | None:

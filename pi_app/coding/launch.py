@@ -442,6 +442,8 @@ async def build_session(
     created.session.scoped_models = scoped
     if created.session.checkpoints is not None and _mode_name(options) in ("print", "json"):
         created.session.checkpoints.baseline_at_start = False  # a short run: at its first bash call
+    if not scoped and settings.get_enabled_models():  # resolved at start, as pi 1.6.0: extensions see it
+        await created.session.model_scope()
     created.session.mcp_report = host.report
     if not (options.no_mcp or options.no_tools):
         _attach_mcp(created.session, options, cwd, agent_dir, resources, host)

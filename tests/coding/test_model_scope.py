@@ -74,3 +74,38 @@ async def test_the_session_scope_wins_and_no_scope_cycles_every_available_model(
     assert await unscoped.model_scope() == []
     cycled = await unscoped.cycle_model()
     assert cycled is not None and cycled.model is AZURE_GPT and not cycled.is_scoped
+
+
+async def test_the_scope_known_without_the_registry_is_the_last_resolved_one() -> None:
+    """Extensions' ``ctx.scoped_models`` (pi 1.6.0: "the same set /scoped-models shows") reads it."""
+    session = make(["gpt-4o", "claude-x"])
+    assert session.known_model_scope == []  # nothing resolved yet (launch resolves it at start)
+    await session.model_scope()
+    assert [s.model for s in session.known_model_scope] == [AZURE_GPT, CLAUDE]
+    session.settings_manager.set_enabled_models(["claude-x"])
+    assert [s.model for s in session.known_model_scope] == [CLAUDE]
+    session.scoped_models = [ScopedModel(AZURE_GPT)]
+    assert [s.model for s in session.known_model_scope] == [AZURE_GPT]
+
+
+async def test_launch_resolves_the_enabled_models_scope_before_extensions_start(
+    tmp_path, monkeypatch
+) -> None:  # type: ignore[no-untyped-def]
+    import json
+
+    from pi_app.coding.launch import LaunchHost, LaunchOptions, build_session
+
+    agent = tmp_path / "agent"
+    agent.mkdir()
+    local = {"baseUrl": "http://127.0.0.1:9/v1", "api": "openai-completions", "apiKey": "k"}
+    models = [{"id": "alpha"}, {"id": "beta"}, {"id": "gamma"}]
+    (agent / "models.json").write_text(json.dumps({"providers": {"local": {**local, "models": models}}}))
+    (agent / "settings.json").write_text(json.dumps({"enabledModels": ["local/gamma", "local/alpha"]}))
+    monkeypatch.setenv("PI_CODING_AGENT_DIR", str(agent))
+    options = LaunchOptions(cwd=str(tmp_path), no_session=True, offline=True, no_extensions=True)
+    created = await build_session(options, host=LaunchHost(report=lambda line: None))
+    try:
+        assert [s.model.id for s in created.session.known_model_scope] == ["gamma", "alpha"]
+        assert created.session.scoped_models == []  # the setting's scope, not a --models one
+    finally:
+        created.session.dispose()

@@ -92,7 +92,7 @@ class SessionExtensionHost(ExtensionHost):
 
     @property
     def scoped_models(self) -> tuple[Any, ...]:
-        return tuple(getattr(self.session, "scoped_models", ()) or ())
+        return tuple(self.session.known_model_scope)
 
     @property
     def thinking_level(self) -> str:
