@@ -8,12 +8,17 @@ still sees the current model and level. Once the runtime is torn down every memb
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pi_app.coding.extensions.readonly import ReadonlySessionManager
 from pi_app.coding.extensions.runtime import ExtensionHost, ExtensionRuntime
 from pi_app.coding.extensions.types import ContextUsage
 from pi_app.coding.extensions.ui import ExtensionUIContext, NoOpUIContext
+
+if TYPE_CHECKING:
+    from pi_app.ai.event_stream import AbortSignal
+    from pi_app.ai.types import Model
+    from pi_app.coding.models.registry import ModelRegistry
 
 
 class _StaleCheckingUI:
@@ -54,17 +59,17 @@ class ExtensionContext:
         return str(self._runner.mode)
 
     @property
-    def session_manager(self) -> Any:
+    def session_manager(self) -> ReadonlySessionManager:
         manager = self._host("session_manager").session_manager
         return manager if isinstance(manager, ReadonlySessionManager) else ReadonlySessionManager(manager)
 
     @property
-    def model_registry(self) -> Any:
+    def model_registry(self) -> ModelRegistry | None:
         self._runtime.check_live("model_registry")
         return self._runtime.model_registry
 
     @property
-    def model(self) -> Any:
+    def model(self) -> Model | None:
         return self._host("model").model
 
     @property
@@ -76,7 +81,7 @@ class ExtensionContext:
         return self._host("thinking_level").thinking_level
 
     @property
-    def signal(self) -> Any:
+    def signal(self) -> AbortSignal | None:
         return self._host("signal").signal
 
     def is_idle(self) -> bool:

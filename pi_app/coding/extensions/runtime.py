@@ -29,6 +29,8 @@ from pi_app.coding.extensions.types import (
 )
 
 if TYPE_CHECKING:
+    from pi_app.ai.event_stream import AbortSignal
+    from pi_app.ai.types import Model
     from pi_app.coding.models.registry import ModelRegistry
 
 
@@ -52,7 +54,7 @@ class ExtensionHost:
         raise self._missing("session_manager")
 
     @property
-    def model(self) -> Any:
+    def model(self) -> Model | None:
         return None
 
     @property
@@ -64,7 +66,7 @@ class ExtensionHost:
         return "off"
 
     @property
-    def signal(self) -> Any:
+    def signal(self) -> AbortSignal | None:
         return None
 
     def is_idle(self) -> bool:

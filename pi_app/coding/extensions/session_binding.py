@@ -34,7 +34,7 @@ import asyncio
 import inspect
 import logging
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pi_app.ai.types import ImageContent
 from pi_app.ai.util.content_text import content_text
@@ -55,6 +55,10 @@ from pi_app.coding.extensions.types import (
     ToolInfo,
 )
 from pi_app.coding.tool_registry import ToolRegistry
+
+if TYPE_CHECKING:
+    from pi_app.ai.event_stream import AbortSignal
+    from pi_app.ai.types import Model
 
 log = logging.getLogger(__name__)
 
@@ -87,7 +91,7 @@ class SessionExtensionHost(ExtensionHost):
         return self.session.session_manager
 
     @property
-    def model(self) -> Any:
+    def model(self) -> Model | None:
         return self.session.model
 
     @property
@@ -99,7 +103,7 @@ class SessionExtensionHost(ExtensionHost):
         return self.session.thinking_level
 
     @property
-    def signal(self) -> Any:
+    def signal(self) -> AbortSignal | None:
         return getattr(self.session.agent, "signal", None)
 
     def is_idle(self) -> bool:
