@@ -24,6 +24,7 @@ from pi_app.ai.types import (
     ToolResultMessage,
     UserMessage,
 )
+from pi_app.ai.util.content_text import message_text, text_blocks
 from pi_app.coding.agent_session import AgentSession
 from pi_app.coding.auth_storage import AuthStorage
 from pi_app.coding.extensions.api import ExtensionAPI
@@ -238,4 +239,6 @@ __all__ = [
     "truncate_head",
     "truncate_line",
     "truncate_tail",
+    "message_text",
+    "text_blocks",
 ]

@@ -31,7 +31,6 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from pi_app.ai.util.content_text import text_blocks
 from pi_app.ext import (
     AbortSignal,
     AgentToolResult,
@@ -46,6 +45,7 @@ from pi_app.ext import (
     create_read_tool,
     create_write_tool,
     define_tool,
+    text_blocks,
     text_result,
 )
 from pi_app.shells.mom import workspace as ws
