@@ -25,15 +25,20 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING
 
 from rich.cells import cell_len
+
+if TYPE_CHECKING:
+    import regex
+    from textual.geometry import Offset
+    from textual.widget import Widget
 
 PASTE_MARKER = re.compile(r"\[paste #(\d+)( (\+\d+ lines|\d+ chars))?\]")
 
 
 @cache
-def graphemes() -> Any:
+def graphemes() -> regex.Pattern[str]:
     """The pattern of one user-perceived character (``\\X``). The ``regex`` module is imported on
     first use: it costs the app's first frame some 25 ms and the first frame shows no text to split."""
     import regex
@@ -148,7 +153,7 @@ def caret_cell(
     return row, 0
 
 
-def publish_caret(widget: Any, offset: Any, *, suppressed: bool = False) -> bool:
+def publish_caret(widget: Widget, offset: Offset, *, suppressed: bool = False) -> bool:
     """Put the app's hardware cursor on ``offset`` (screen cell) while ``widget`` has focus.
 
     Returns True when the position was published. ``suppressed`` is for an open autocomplete

@@ -9,7 +9,7 @@ replace it by surprise).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual import events, on
 from textual.app import ComposeResult
@@ -18,6 +18,9 @@ from textual.message import Message
 from textual.widgets import Input, Static
 
 from pi_app.tui.input.keys import key_press
+
+if TYPE_CHECKING:
+    from pi_app.tui.selectors.bindings import KeyMap
 
 
 class InlineInput(Vertical):
@@ -37,7 +40,7 @@ class InlineInput(Vertical):
     class Closed(Message):
         field: InlineInput
 
-    def __init__(self, caption: str, keys: Any, **kwargs: Any) -> None:
+    def __init__(self, caption: str, keys: KeyMap, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.caption = caption
         self.keys = keys

@@ -14,7 +14,7 @@ idle it has the model build search texts in slices (``warm_search``), ahead of t
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual import events, on
 from textual.app import ComposeResult
@@ -28,6 +28,9 @@ from pi_app.tui.selectors.inline_input import InlineInput
 from pi_app.tui.selectors.lines import LineView, Run, fit, rule, styled, theme_of
 from pi_app.tui.selectors.slot import Answer
 from pi_app.tui.selectors.tree_model import RowView, TreeNavModel
+
+if TYPE_CHECKING:
+    from pi_app.tui.transcript.blocks.theme import BlockTheme
 
 TREE_ACTIONS = (
     "app.tree.editLabel",
@@ -62,7 +65,7 @@ FILTER_TOGGLES = {
 }
 
 
-def row_strip(row: RowView, theme: Any, width: int) -> Strip:
+def row_strip(row: RowView, theme: BlockTheme, width: int) -> Strip:
     """Paint one tree row: cursor, connectors (dim), markers, label, then the entry text."""
     runs: list[Run] = [("› " if row.selected else "  ", "accent"), (row.prefix, "dim")]
     runs.append((row.fold_marker, "accent"))
