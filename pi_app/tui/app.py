@@ -95,6 +95,7 @@ if TYPE_CHECKING:  # built after the first frame (``commands``, the feed)
 
     from pi_app.coding.agent_session import AgentSession
     from pi_app.coding.settings import SettingsManager
+    from pi_app.coding.tools.definition import ToolDefinition
     from pi_app.tui.commands.registry import CommandRegistry
     from pi_app.tui.transcript.feed import TranscriptFeed
 
@@ -167,7 +168,7 @@ class PiApp(App[int], inherit_bindings=False):
         if light_background is None and self.terminal.probe.color_scheme is not None:
             light_background = self.terminal.probe.color_scheme == "light"
         self.keybindings = Keybindings.load(self.agent_dir / "keybindings.json")
-        self.themes = self._load_themes()
+        self.themes = self._load_themes(with_loader=False)  # no session yet: the loader's come later
         self.startup_warnings: list[str] = list(self.keybindings.warnings)
         self._light_background = light_background if light_background is not None else _light_background()
         self._apply_startup_theme()
@@ -265,7 +266,7 @@ class PiApp(App[int], inherit_bindings=False):
             lambda s: compute_edits_diff(arguments["path"], list(arguments["edits"]), s.cwd)
         )
 
-    def _load_themes(self) -> ThemeManager:
+    def _load_themes(self, *, with_loader: bool = True) -> ThemeManager:
         from pi_app.coding.resources.themes import ThemeError, load_theme_file
 
         specs = []
@@ -275,7 +276,7 @@ class PiApp(App[int], inherit_bindings=False):
                 specs.append(load_theme_file(os.path.join(self.cwd, os.path.expanduser(raw))))
             except ThemeError as exc:
                 problems.append(str(exc).splitlines()[0])
-        if getattr(self, "session", None) is not None:
+        if with_loader and self.session is not None:
             from pi_app.tui.chrome.resources import themes as loader_themes
 
             specs.extend(loader_themes(self))
@@ -472,8 +473,7 @@ class PiApp(App[int], inherit_bindings=False):
 
     async def _shut_down_session(self) -> None:
         session = self.session
-        runner = getattr(session, "extension_runner", None) if session is not None else None
-        if runner is not None and hasattr(runner, "emit"):
+        if session is not None and session.extension_runner is not None:
             try:
                 await self.bridge.request(lambda s: s.extension_runner.emit({"type": "session_shutdown"}))
             except Exception:
@@ -966,40 +966,30 @@ class PiApp(App[int], inherit_bindings=False):
         if self.ext.shutdown_requested and not self.is_working:
             self.shutdown()
 
-    def tool_definition(self, name: str) -> Any:
+    def tool_definition(self, name: str) -> ToolDefinition | None:
         """The session's ``ToolDefinition`` called ``name`` (for extension renderers), or None."""
         session = self.session
-        binding = getattr(session, "extension_runner", None)
-        tools = getattr(binding, "tools", None)  # the extension binding's registry (ext tools, overrides)
-        if tools is not None and hasattr(tools, "get"):
+        if session is None:
+            return None
+        binding = session.extension_runner
+        if binding is not None:  # the binding's registry: extension tools and overrides
             try:  # an override without renderers is drawn like the built-in it replaces (R-EXT-19)
-                found = tools.renderer_fallback(name) or tools.get(name)
+                found: ToolDefinition | None = binding.tools.renderer_fallback(name) or binding.tools.get(
+                    name
+                )
             except Exception:
                 found = None
             if found is not None:
                 return found
-        registry = getattr(session, "tool_registry", None)
-        getter = getattr(registry, "get", None)
-        if callable(getter):
-            try:
-                found = getter(name)
-            except Exception:
-                found = None
-            if found is not None:
-                return found
-        for definition in getattr(session, "tool_definitions", None) or []:
-            if getattr(definition, "name", None) == name:
-                return definition
-        return None
+        return next((d for d in session.tool_definitions if d.name == name), None)
 
     def message_renderer(self, message: Any) -> Any:
         """The extension renderer for a custom message's type, if one is registered."""
-        runner = getattr(self.session, "extension_runner", None) if self.session is not None else None
-        getter = getattr(runner, "get_message_renderer", None)
-        if getter is None:
+        binding = self.session.extension_runner if self.session is not None else None
+        if binding is None:
             return None
         try:
-            renderer = getter(getattr(message, "custom_type", ""))
+            renderer = binding.get_message_renderer(getattr(message, "custom_type", ""))
         except Exception:
             return None
         return self.ext.guard_renderer(renderer) if renderer is not None else None
