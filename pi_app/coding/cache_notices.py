@@ -15,7 +15,10 @@ shows the lines.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pi_app.ai.types import AssistantMessage, Model
 
 CACHE_TTL_MS = 5 * 60 * 1000
 MIN_TOKENS = 20_000
@@ -34,7 +37,9 @@ def _prompt_tokens(usage: Any) -> int:
     return int(usage.input + usage.cache_read + usage.cache_write)
 
 
-def detect_cache_miss(previous: Any, current: Any, model: Any = None) -> CacheMiss | None:
+def detect_cache_miss(
+    previous: AssistantMessage | None, current: AssistantMessage | None, model: Model | None = None
+) -> CacheMiss | None:
     """The miss of ``current`` against ``previous`` (both assistant messages), or None."""
     if previous is None or current is None:
         return None

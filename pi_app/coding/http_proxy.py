@@ -10,7 +10,10 @@ honoured, as httpx does.
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pi_app.coding.settings import SettingsManager
 
 
 def apply_http_proxy(value: Any) -> None:
@@ -23,7 +26,7 @@ def apply_http_proxy(value: Any) -> None:
             os.environ.pop(name.lower(), None)  # an empty lower-case one would cancel it
 
 
-def apply_http_proxy_setting(settings: Any) -> None:
+def apply_http_proxy_setting(settings: SettingsManager) -> None:
     """From a ``SettingsManager``'s global (agent-directory) settings."""
     try:
         value = settings.get_global_settings().get("httpProxy")

@@ -123,7 +123,9 @@ def _split_list(value: str | None) -> list[str] | None:
     return [v.strip() for v in value.split(",") if v.strip()]
 
 
-def active_tool_names(options: LaunchOptions, settings: Any = None) -> tuple[list[str] | None, bool]:
+def active_tool_names(
+    options: LaunchOptions, settings: SettingsManager | None = None
+) -> tuple[list[str] | None, bool]:
     """The built-in tools to activate and whether tools are off entirely (``pi_app.coding.tool_selection``:
     ``defaultTools`` layers, then ``--tools``, then ``--exclude-tools``)."""
     if options.no_tools:

@@ -9,13 +9,14 @@ account id) in ``auth.json`` (0600), where pi 1.6.0 keeps it; the next request r
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from pi_app.ai.auth.types import AuthInteraction, Credential
 
 if TYPE_CHECKING:
     from pi_app.ai.types import Model
     from pi_app.coding.models.registry import ModelRegistry
+    from pi_app.coding.settings import SettingsManager
 
 # listed first and marked ✦ in /login, as pi 1.6.0 features them
 FEATURED = ("radius", "openrouter")
@@ -97,11 +98,13 @@ async def model_after_login(registry: ModelRegistry, provider_id: str) -> Model 
     return available[0] if available else None
 
 
-def device_id(settings_manager: Any) -> str:
+def device_id(settings_manager: SettingsManager | None) -> str:
     """This installation's ``deviceId`` (agent settings), created on first use, as pi 1.6.0 keeps it
     for "Sign in with ChatGPT"."""
     import uuid
 
+    if settings_manager is None:  # no session yet: an id for this sign-in only
+        return str(uuid.uuid4())
     try:
         current = settings_manager.get_global_settings().get("deviceId")
     except Exception:
