@@ -25,6 +25,8 @@ DEFAULT_ACTIVE_TOOLS = ("read", "bash", "edit", "write")
 
 @dataclass
 class RefreshResult:
+    """What a tool registry refresh changed."""
+
     added: list[str] = field(default_factory=list)
     overrides: list[tuple[str, str]] = field(default_factory=list)  # (tool name, extension path), new only
     unknown: list[str] = field(default_factory=list)  # allow-list names that exist nowhere

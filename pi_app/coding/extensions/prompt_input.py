@@ -24,6 +24,8 @@ class CommandNotQueueableError(ValueError):
 
 @dataclass
 class PreparedInput:
+    """A prompt after the ``input`` handlers: handled by one of them, or the text and images to send."""
+
     handled: bool
     text: str
     images: list[Any] | None = None

@@ -88,6 +88,8 @@ RESULT_FIELDS: dict[str, dict[str, tuple[Check, str]]] = {
 
 @dataclasses.dataclass
 class Normalised:
+    """A handler's return value as its known keys, with the unknown ones and any error."""
+
     values: dict[str, Any] | None
     unknown_keys: list[str] = dataclasses.field(default_factory=list)
     error: str | None = None

@@ -139,6 +139,8 @@ DEFAULT_BLOCK_REASON = "Tool call was blocked by an extension"
 
 @dataclass
 class InputOutcome:
+    """What the ``input`` handlers decided together."""
+
     action: str  # continue | transform | handled
     text: str
     images: list[Any] | None
@@ -146,12 +148,16 @@ class InputOutcome:
 
 @dataclass
 class BeforeAgentStartOutcome:
+    """What the ``before_agent_start`` handlers decided together."""
+
     messages: list[Any] = field(default_factory=list)
     system_prompt: str | None = None  # None: use the base prompt for this run
 
 
 @dataclass
 class ToolCallOutcome:
+    """What the ``tool_call`` handlers decided together."""
+
     block: bool = False
     reason: str | None = None
     terminate: bool = False
@@ -159,6 +165,8 @@ class ToolCallOutcome:
 
 @dataclass
 class ToolResultOutcome:
+    """What the ``tool_result`` handlers decided together."""
+
     content: list[Any]
     details: Any
     is_error: bool

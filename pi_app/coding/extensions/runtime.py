@@ -177,6 +177,8 @@ class ExtensionHost:
 
 @dataclass
 class PendingProvider:
+    """A provider an extension registered (or unregistered) while loading, applied once loading ends."""
+
     name: str
     config: Any  # None = unregister
     extension_path: str

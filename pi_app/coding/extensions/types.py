@@ -67,6 +67,8 @@ Handler = Callable[..., Any]
 
 @dataclass
 class RegisteredCommand:
+    """A slash command an extension registered (``pi.register_command``)."""
+
     name: str
     handler: Callable[..., Any]
     description: str | None = None
@@ -76,6 +78,8 @@ class RegisteredCommand:
 
 @dataclass
 class RegisteredFlag:
+    """A command-line flag an extension registered (``pi.register_flag``)."""
+
     name: str
     type: Literal["boolean", "string"]
     default: bool | str | None = None
@@ -85,6 +89,8 @@ class RegisteredFlag:
 
 @dataclass
 class RegisteredShortcut:
+    """A key shortcut an extension registered (``pi.register_shortcut``)."""
+
     key: str
     handler: Callable[..., Any]
     description: str | None = None
@@ -93,6 +99,8 @@ class RegisteredShortcut:
 
 @dataclass
 class RegisteredTool:
+    """A tool an extension registered (``pi.register_tool``), with the extension's path."""
+
     definition: Any  # pi_app.coding.tools.definition.ToolDefinition
     extension_path: str = ""
     source_info: PathMetadata | None = None
@@ -118,6 +126,8 @@ class Extension:
 
 @dataclass
 class AutocompleteItem:
+    """One completion an extension command offers for its arguments."""
+
     value: str
     label: str | None = None
     description: str | None = None
@@ -128,6 +138,8 @@ CommandLocation = Literal["user", "project", "path"]
 
 @dataclass
 class SlashCommandInfo:
+    """A slash command as ``pi.get_commands()`` lists it."""
+
     name: str
     source: Literal["extension", "prompt", "skill"]
     description: str | None = None
@@ -137,6 +149,8 @@ class SlashCommandInfo:
 
 @dataclass
 class ToolInfo:
+    """A tool as ``pi.get_all_tools()`` lists it."""
+
     name: str
     description: str
     parameters: dict[str, Any]
@@ -146,6 +160,8 @@ class ToolInfo:
 
 @dataclass
 class ExecResult:
+    """What ``pi.exec`` returns: the command's output and exit code."""
+
     stdout: str
     stderr: str
     code: int
@@ -154,6 +170,8 @@ class ExecResult:
 
 @dataclass
 class ContextUsage:
+    """The context window's use as ``ctx.get_context_usage()`` reports it."""
+
     tokens: int | None
     context_window: int
     percent: float | None
@@ -166,12 +184,16 @@ class ContextUsage:
 
 @dataclass
 class ProjectTrustEvent:
+    """The ``project_trust`` event."""
+
     cwd: str
     type: ClassVar[str] = "project_trust"
 
 
 @dataclass
 class ResourcesDiscoverEvent:
+    """The ``resources_discover`` event."""
+
     cwd: str
     reason: Literal["startup", "reload"]
     type: ClassVar[str] = "resources_discover"
@@ -179,6 +201,8 @@ class ResourcesDiscoverEvent:
 
 @dataclass
 class SessionStartEvent:
+    """The ``session_start`` event."""
+
     reason: Literal["startup", "reload", "new", "resume", "fork"]
     previous_session_file: str | None = None
     type: ClassVar[str] = "session_start"
@@ -186,12 +210,16 @@ class SessionStartEvent:
 
 @dataclass
 class SessionInfoChangedEvent:
+    """The ``session_info_changed`` event."""
+
     name: str | None
     type: ClassVar[str] = "session_info_changed"
 
 
 @dataclass
 class SessionBeforeSwitchEvent:
+    """The ``session_before_switch`` event."""
+
     reason: Literal["new", "resume"]
     target_session_file: str | None = None
     type: ClassVar[str] = "session_before_switch"
@@ -199,6 +227,8 @@ class SessionBeforeSwitchEvent:
 
 @dataclass
 class SessionBeforeForkEvent:
+    """The ``session_before_fork`` event."""
+
     entry_id: str
     position: Literal["before", "at"] = "before"
     type: ClassVar[str] = "session_before_fork"
@@ -206,6 +236,8 @@ class SessionBeforeForkEvent:
 
 @dataclass
 class SessionBeforeCompactEvent:
+    """The ``session_before_compact`` event."""
+
     preparation: Any
     branch_entries: list[Any]
     custom_instructions: str | None
@@ -217,6 +249,8 @@ class SessionBeforeCompactEvent:
 
 @dataclass
 class SessionCompactEvent:
+    """The ``session_compact`` event."""
+
     compaction_entry: Any
     from_extension: bool
     reason: str
@@ -226,6 +260,8 @@ class SessionCompactEvent:
 
 @dataclass
 class SessionCompactFailedEvent:
+    """The ``session_compact_failed`` event."""
+
     reason: str
     error_message: str | None
     aborted: bool
@@ -236,6 +272,8 @@ class SessionCompactFailedEvent:
 
 @dataclass
 class SessionBeforeTreeEvent:
+    """The ``session_before_tree`` event."""
+
     preparation: Any
     signal: AbortSignal | None = None
     type: ClassVar[str] = "session_before_tree"
@@ -243,6 +281,8 @@ class SessionBeforeTreeEvent:
 
 @dataclass
 class SessionTreeEvent:
+    """The ``session_tree`` event."""
+
     new_leaf_id: str | None
     old_leaf_id: str | None
     summary_entry: Any = None
@@ -252,6 +292,8 @@ class SessionTreeEvent:
 
 @dataclass
 class SessionShutdownEvent:
+    """The ``session_shutdown`` event."""
+
     reason: Literal["quit", "reload", "new", "resume", "fork"]
     target_session_file: str | None = None
     type: ClassVar[str] = "session_shutdown"
@@ -259,6 +301,8 @@ class SessionShutdownEvent:
 
 @dataclass
 class InputEvent:
+    """The ``input`` event."""
+
     text: str
     images: list[Any] | None = None
     source: Literal["interactive", "rpc", "extension"] = "interactive"
@@ -268,6 +312,8 @@ class InputEvent:
 
 @dataclass
 class BeforeAgentStartEvent:
+    """The ``before_agent_start`` event."""
+
     prompt: str
     images: list[Any] | None
     system_prompt: str
@@ -277,11 +323,15 @@ class BeforeAgentStartEvent:
 
 @dataclass
 class AgentStartEvent:
+    """The ``agent_start`` event."""
+
     type: ClassVar[str] = "agent_start"
 
 
 @dataclass
 class TurnStartEvent:
+    """The ``turn_start`` event."""
+
     turn_index: int
     timestamp: int
     type: ClassVar[str] = "turn_start"
@@ -289,24 +339,32 @@ class TurnStartEvent:
 
 @dataclass
 class ContextEvent:
+    """The ``context`` event."""
+
     messages: list[Any]
     type: ClassVar[str] = "context"
 
 
 @dataclass
 class BeforeProviderRequestEvent:
+    """The ``before_provider_request`` event."""
+
     payload: Any
     type: ClassVar[str] = "before_provider_request"
 
 
 @dataclass
 class BeforeProviderHeadersEvent:
+    """The ``before_provider_headers`` event."""
+
     headers: dict[str, str | None]
     type: ClassVar[str] = "before_provider_headers"
 
 
 @dataclass
 class AfterProviderResponseEvent:
+    """The ``after_provider_response`` event."""
+
     status: int
     headers: dict[str, str]
     type: ClassVar[str] = "after_provider_response"
@@ -314,12 +372,16 @@ class AfterProviderResponseEvent:
 
 @dataclass
 class MessageStartEvent:
+    """The ``message_start`` event."""
+
     message: Any
     type: ClassVar[str] = "message_start"
 
 
 @dataclass
 class MessageUpdateEvent:
+    """The ``message_update`` event."""
+
     message: Any
     assistant_message_event: Any
     type: ClassVar[str] = "message_update"
@@ -327,12 +389,16 @@ class MessageUpdateEvent:
 
 @dataclass
 class MessageEndEvent:
+    """The ``message_end`` event."""
+
     message: Any
     type: ClassVar[str] = "message_end"
 
 
 @dataclass
 class ToolExecutionStartEvent:
+    """The ``tool_execution_start`` event."""
+
     tool_call_id: str
     tool_name: str
     args: Any
@@ -341,6 +407,8 @@ class ToolExecutionStartEvent:
 
 @dataclass
 class ToolCallEvent:
+    """The ``tool_call`` event."""
+
     tool_call_id: str
     tool_name: str
     input: dict[str, Any]
@@ -349,6 +417,8 @@ class ToolCallEvent:
 
 @dataclass
 class ToolExecutionUpdateEvent:
+    """The ``tool_execution_update`` event."""
+
     tool_call_id: str
     tool_name: str
     args: Any
@@ -358,6 +428,8 @@ class ToolExecutionUpdateEvent:
 
 @dataclass
 class ToolResultEvent:
+    """The ``tool_result`` event."""
+
     tool_call_id: str
     tool_name: str
     input: dict[str, Any]
@@ -370,6 +442,8 @@ class ToolResultEvent:
 
 @dataclass
 class ToolExecutionEndEvent:
+    """The ``tool_execution_end`` event."""
+
     tool_call_id: str
     tool_name: str
     result: Any
@@ -379,6 +453,8 @@ class ToolExecutionEndEvent:
 
 @dataclass
 class TurnEndEvent:
+    """The ``turn_end`` event."""
+
     turn_index: int
     message: Any
     tool_results: list[Any]
@@ -387,17 +463,23 @@ class TurnEndEvent:
 
 @dataclass
 class AgentEndEvent:
+    """The ``agent_end`` event."""
+
     messages: list[Any]
     type: ClassVar[str] = "agent_end"
 
 
 @dataclass
 class AgentSettledEvent:
+    """The ``agent_settled`` event."""
+
     type: ClassVar[str] = "agent_settled"
 
 
 @dataclass
 class ModelSelectEvent:
+    """The ``model_select`` event."""
+
     model: Any
     previous_model: Any = None
     source: Literal["set", "cycle", "restore"] = "set"
@@ -406,6 +488,8 @@ class ModelSelectEvent:
 
 @dataclass
 class ThinkingLevelSelectEvent:
+    """The ``thinking_level_select`` event."""
+
     level: str
     previous_level: str | None = None
     type: ClassVar[str] = "thinking_level_select"
@@ -413,6 +497,8 @@ class ThinkingLevelSelectEvent:
 
 @dataclass
 class UserBashEvent:
+    """The ``user_bash`` event."""
+
     command: str
     exclude_from_context: bool
     cwd: str
@@ -421,6 +507,8 @@ class UserBashEvent:
 
 @dataclass
 class UiPromptStartEvent:
+    """The ``ui_prompt_start`` event."""
+
     kind: Literal["select", "confirm", "input", "editor", "custom"]
     title: str | None = None
     type: ClassVar[str] = "ui_prompt_start"
@@ -428,6 +516,8 @@ class UiPromptStartEvent:
 
 @dataclass
 class UiPromptEndEvent:
+    """The ``ui_prompt_end`` event."""
+
     kind: Literal["select", "confirm", "input", "editor", "custom"]
     title: str | None = None
     type: ClassVar[str] = "ui_prompt_end"
@@ -489,12 +579,16 @@ UNSET: Any = _Unset()
 
 @dataclass
 class ProjectTrustResult:
+    """What a ``project_trust`` handler may return."""
+
     trusted: Literal["yes", "no", "undecided"]
     remember: bool = False
 
 
 @dataclass
 class ResourcesDiscoverResult:
+    """What a ``resources_discover`` handler may return."""
+
     skill_paths: list[str] | None = None
     prompt_paths: list[str] | None = None
     theme_paths: list[str] | None = None
@@ -502,23 +596,31 @@ class ResourcesDiscoverResult:
 
 @dataclass
 class SessionBeforeSwitchResult:
+    """What a ``session_before_switch`` handler may return."""
+
     cancel: bool = False
 
 
 @dataclass
 class SessionBeforeForkResult:
+    """What a ``session_before_fork`` handler may return."""
+
     cancel: bool = False
     skip_conversation_restore: bool = False
 
 
 @dataclass
 class SessionBeforeCompactResult:
+    """What a ``session_before_compact`` handler may return."""
+
     cancel: bool = False
     compaction: Any = None
 
 
 @dataclass
 class SessionBeforeTreeResult:
+    """What a ``session_before_tree`` handler may return."""
+
     cancel: bool = False
     summary: Any = None
     custom_instructions: str | None = None
@@ -528,6 +630,8 @@ class SessionBeforeTreeResult:
 
 @dataclass
 class InputResult:
+    """What a ``input`` handler may return."""
+
     action: Literal["continue", "transform", "handled"] = "continue"
     text: str | None = None
     images: list[Any] | None = None
@@ -535,22 +639,30 @@ class InputResult:
 
 @dataclass
 class BeforeAgentStartResult:
+    """What a ``before_agent_start`` handler may return."""
+
     message: Any = None
     system_prompt: str | None = None
 
 
 @dataclass
 class ContextResult:
+    """What a ``context`` handler may return."""
+
     messages: list[Any] | None = None
 
 
 @dataclass
 class MessageEndResult:
+    """What a ``message_end`` handler may return."""
+
     message: Any = None
 
 
 @dataclass
 class ToolCallResult:
+    """What a ``tool_call`` handler may return."""
+
     block: bool = False
     reason: str | None = None
     terminate: bool = False
@@ -568,5 +680,7 @@ class ToolResultPatch:
 
 @dataclass
 class UserBashResult:
+    """What a ``user_bash`` handler may return."""
+
     operations: Any = None
     result: Any = None
