@@ -76,7 +76,9 @@ if TYPE_CHECKING:
     from pi_app.coding.checkpoints.restore import RestorePlan, RestoreResult
     from pi_app.coding.compaction.run import CompactionOutcome
     from pi_app.coding.compaction.summarize import CompactionResult
+    from pi_app.coding.extensions.runner import ExtensionRunner
     from pi_app.coding.models.registry import ModelRegistry
+    from pi_app.coding.resources.loader import ResourceLoader
     from pi_app.coding.models.resolver import ScopedModel
     from pi_app.coding.session.manager import SessionManager
     from pi_app.coding.settings import SettingsManager
@@ -170,8 +172,8 @@ class AgentSession(SessionSwitchingMixin):
         cwd: str,
         tool_definitions: Sequence[Any] = (),
         no_model_message: str | None = None,
-        resource_loader: Any = None,
-        extension_runner: Any = None,
+        resource_loader: ResourceLoader | None = None,
+        extension_runner: ExtensionRunner | None = None,
         scoped_models: Sequence[Any] = (),
     ) -> None:
         self.agent = agent

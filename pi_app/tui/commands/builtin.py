@@ -190,7 +190,7 @@ async def reload_resources(app: CommandHost) -> bool:
         if session is not None and session.extension_runner is not None:
             await app.ext.reload()  # re-imports extensions and reloads settings and resources
         elif session is not None and session.resource_loader is not None:
-            await app.bridge.request(lambda s: s.resource_loader.reload())
+            await app.bridge.request(lambda s: s.resource_loader.reload() if s.resource_loader else None)
         if session is not None:  # mcp.json may have changed too (pi mcp add, an editor)
             from pi_app.coding.mcp import reload_mcp
 
