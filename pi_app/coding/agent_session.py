@@ -78,8 +78,8 @@ if TYPE_CHECKING:
     from pi_app.coding.compaction.summarize import CompactionResult
     from pi_app.coding.extensions.runner import ExtensionRunner
     from pi_app.coding.models.registry import ModelRegistry
-    from pi_app.coding.resources.loader import ResourceLoader
     from pi_app.coding.models.resolver import ScopedModel
+    from pi_app.coding.resources.loader import ResourceLoader
     from pi_app.coding.session.manager import SessionManager
     from pi_app.coding.settings import SettingsManager
     from pi_app.coding.trust import TrustAnswer
