@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pi_app.ai.testing import text
+from pi_app.ai.testing import fake_model, text
 from pi_app.tui.selectors.settings import settings_rows
 from pi_app.tui.transcript.blocks.diagrams import mermaid_mode, set_mermaid_mode
 from tests.tui.helpers import wait_for
@@ -58,6 +58,27 @@ async def test_the_menu_lists_every_honoured_1_6_setting(tmp_path: Path) -> None
         await started(pilot, app)
         labels = [row.label for row in settings_rows(app)]
         assert set(PI_16_LABELS_HONOURED) <= set(labels)
+
+
+async def test_the_thinking_row_shows_the_level_it_just_set(tmp_path: Path) -> None:
+    app, _ = make_app(tmp_path, models=[fake_model("thinker", reasoning=True)], thinking_level="low")
+    async with app.run_test(size=(100, 40)) as pilot:
+        await started(pilot, app)
+        selector = await _open(pilot, app, "thinking level")
+
+        def row() -> str:
+            return next(s.text for s in selector._strips if "Thinking level" in s.text)
+
+        assert row().split()[-1] == "low"
+        await pilot.press("enter")
+        await pilot.pause()
+        assert row().split()[-1] == "medium"  # at once, not after the session's next snapshot
+        await wait_for(pilot, lambda: app.session.thinking_level == "medium")
+        await pilot.press("enter")
+        await pilot.pause()
+        assert row().split()[-1] == "high"
+        await wait_for(pilot, lambda: app.snapshot.thinking_level == "high")
+        await _close(pilot, app)
 
 
 async def test_each_new_row_cycles_1_6_values_and_takes_effect(tmp_path: Path) -> None:

@@ -89,7 +89,14 @@ def settings_rows(app: CommandHost) -> list[SettingRow]:
     def thinking_levels() -> list[str]:
         return list(app.snapshot.thinking_levels)
 
+    chosen_level: list[str] = []
+    """The level chosen here: shown at once, before the session's next snapshot says so."""
+
+    def thinking_level() -> str:
+        return chosen_level[-1] if chosen_level else app.snapshot.thinking_level
+
     def set_thinking(level: str) -> str | None:
+        chosen_level.append(level)
         app.bridge.call_soon(lambda session: session.set_thinking_level(level))
         return None
 
@@ -220,7 +227,7 @@ def settings_rows(app: CommandHost) -> list[SettingRow]:
         SettingRow(
             "thinkingLevel",
             "Thinking level",
-            lambda: app.snapshot.thinking_level,
+            thinking_level,
             thinking_levels,
             set_thinking,
         ),
