@@ -270,13 +270,13 @@ class TuiExtensionUI:
             for name in list(specs)
         ]
 
-    def get_theme(self, name: str) -> Any:
+    def get_theme(self, name: str) -> PiTheme | None:
         try:
             return self._app.themes.load(name)
         except Exception:
             return None
 
-    def set_theme(self, name_or_theme: Any) -> dict[str, Any]:
+    def set_theme(self, name_or_theme: object) -> dict[str, Any]:
         """A known name switches (and is saved, R-XUI-01); a ``PiTheme`` is applied for this run."""
         from pi_app.tui.theme.themes import PiTheme
 

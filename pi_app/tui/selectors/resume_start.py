@@ -15,7 +15,7 @@ from textual import on
 from textual.app import App, ComposeResult
 from textual.containers import Vertical
 
-from pi_app.coding.launch import session_dir_for
+from pi_app.coding.launch import LaunchOptions, session_dir_for
 from pi_app.tui.selectors.navigation import rename_in_file, session_picker
 from pi_app.tui.selectors.sessions import SessionPicker
 
@@ -50,7 +50,7 @@ class ResumePickerApp(App[str | None]):
         self.exit(None)
 
 
-def choose_session_to_resume(options: Any, app: ResumePickerApp | None = None) -> bool:
+def choose_session_to_resume(options: LaunchOptions, app: ResumePickerApp | None = None) -> bool:
     """Run the picker and point ``options`` at the chosen file; False when nothing was chosen."""
     cwd = os.path.abspath(options.cwd or os.getcwd())
     picker_app = app or ResumePickerApp(cwd, session_dir_for(options, cwd))
