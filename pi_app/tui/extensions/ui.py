@@ -86,7 +86,7 @@ class TuiExtensionUI:
         from pi_app.coding.extensions.ui import countdown_title, settle_dialog  # not before the first frame
         from pi_app.tui.extensions.queue import DialogRequest
 
-        if signal is not None and getattr(signal, "aborted", False):
+        if signal is not None and signal.aborted:
             return cancel_value
         answer: Future[str | None] = Future()
         request = DialogRequest(kind, title, build, answer)
