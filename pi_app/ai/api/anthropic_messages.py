@@ -13,7 +13,7 @@ the Claude Code identity (``claude_code_identity``); a caller-supplied ``Authori
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pi_app.ai.api.shared import (
     ENDED_TEXT,
@@ -55,6 +55,10 @@ from pi_app.ai.types import (
     Usage,
     UserMessage,
 )
+
+if TYPE_CHECKING:
+    from pi_app.ai.types import StreamOptions
+
 
 API = "anthropic-messages"
 ANTHROPIC_VERSION = "2023-06-01"
@@ -113,7 +117,7 @@ def claude_code_identity(headers: dict[str, str]) -> dict[str, str]:
     }
 
 
-def _cache_control(model: Model, options: Any) -> dict[str, Any] | None:
+def _cache_control(model: Model, options: StreamOptions) -> dict[str, Any] | None:
     retention = cache_retention(options)
     if retention == "none":
         return None
@@ -250,7 +254,7 @@ class AnthropicMessagesApi(WireApi):
     api = API
     options_class = AnthropicOptions
 
-    def build_request(self, model: Model, context: Context, options: Any) -> WireRequest:
+    def build_request(self, model: Model, context: Context, options: StreamOptions) -> WireRequest:
         key = options.api_key or ""
         supplied = merge_headers(model.headers, options.headers)
         oauth = is_oauth_token(key) and not has_header(supplied, "authorization")
@@ -308,8 +312,8 @@ class AnthropicMessagesApi(WireApi):
         if thinking_on:
             if adaptive:
                 body["thinking"] = {"type": "adaptive"}
-                if getattr(options, "effort", None):
-                    body["output_config"] = {"effort": options.effort}
+                if effort := getattr(options, "effort", None):
+                    body["output_config"] = {"effort": effort}
             else:
                 budget = getattr(options, "thinking_budget_tokens", None) or 1024
                 body["thinking"] = {"type": "enabled", "budget_tokens": budget}
@@ -324,7 +328,7 @@ class AnthropicMessagesApi(WireApi):
         return WireRequest(url=join_url(model.base_url, "/v1/messages"), headers=headers, body=body)
 
     def create_parser(
-        self, builder: MessageBuilder, model: Model, context: Context, options: Any
+        self, builder: MessageBuilder, model: Model, context: Context, options: StreamOptions
     ) -> SseParser:
         tool_names = {t.name.lower(): t.name for t in (context.tools or [])}
         oauth = is_oauth_token(options.api_key) and not has_header(options.headers, "authorization")

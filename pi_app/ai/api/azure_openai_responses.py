@@ -7,11 +7,14 @@ header and ``api-version`` query parameter; ``model`` is the deployment name
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from pi_app.ai.api.openai_responses import OpenAIResponsesApi, responses_body
 from pi_app.ai.api.shared import WireRequest, env_value, has_header, join_url, merge_headers
 from pi_app.ai.types import Context, Model
+
+if TYPE_CHECKING:
+    from pi_app.ai.types import StreamOptions
 
 API = "azure-openai-responses"
 MISSING_BASE_URL = (
@@ -35,7 +38,7 @@ def normalize_azure_base_url(base: str) -> str:
     return trimmed
 
 
-def azure_base_url(model: Model, options: Any) -> str:
+def azure_base_url(model: Model, options: StreamOptions) -> str:
     explicit = env_value(options, "AZURE_OPENAI_BASE_URL")
     if explicit:
         return normalize_azure_base_url(explicit)
@@ -45,7 +48,7 @@ def azure_base_url(model: Model, options: Any) -> str:
     return normalize_azure_base_url(model.base_url or "") if model.base_url else ""
 
 
-def deployment_for(model: Model, options: Any) -> str:
+def deployment_for(model: Model, options: StreamOptions) -> str:
     mapping = env_value(options, "AZURE_OPENAI_DEPLOYMENT_NAME_MAP") or ""
     for pair in mapping.split(","):
         name, sep, deployment = pair.partition("=")
@@ -57,7 +60,7 @@ def deployment_for(model: Model, options: Any) -> str:
 class AzureOpenAIResponsesApi(OpenAIResponsesApi):
     api = API
 
-    def build_request(self, model: Model, context: Context, options: Any) -> WireRequest:
+    def build_request(self, model: Model, context: Context, options: StreamOptions) -> WireRequest:
         base = azure_base_url(model, options)
         if not base:
             raise ValueError(MISSING_BASE_URL)

@@ -27,7 +27,7 @@ import asyncio
 import json
 import re
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from pi_app.ai.api.shared import (
@@ -67,6 +67,10 @@ from pi_app.ai.types import (
     Usage,
     UserMessage,
 )
+
+if TYPE_CHECKING:
+    from pi_app.ai.types import StreamOptions
+
 
 API = "bedrock-converse-stream"
 INSTALL_HINT = "Amazon Bedrock needs botocore: pip install 'pi-app[bedrock]'"
@@ -211,7 +215,7 @@ def _is_claude(model: Model) -> bool:
     return "anthropic." in model.id or "claude" in model.id.lower()
 
 
-def additional_fields(model: Model, options: Any) -> dict[str, Any] | None:
+def additional_fields(model: Model, options: StreamOptions) -> dict[str, Any] | None:
     level = getattr(options, "reasoning", None)
     if not level or not model.reasoning:
         return None
@@ -239,7 +243,7 @@ def additional_fields(model: Model, options: Any) -> dict[str, Any] | None:
     return None
 
 
-def request_body(model: Model, context: Context, options: Any) -> dict[str, Any]:
+def request_body(model: Model, context: Context, options: StreamOptions) -> dict[str, Any]:
     body: dict[str, Any] = {"messages": convert_messages(list(context.messages), model)}
     if context.system_prompt:
         body["system"] = [{"text": clean(context.system_prompt)}]
@@ -274,7 +278,7 @@ def request_body(model: Model, context: Context, options: Any) -> dict[str, Any]
 # ---------------------------------------------------------------------------------------------
 
 
-def region_for(model: Model, options: Any, profile_region: str | None = None) -> str:
+def region_for(model: Model, options: StreamOptions, profile_region: str | None = None) -> str:
     for var in ("AWS_REGION", "AWS_DEFAULT_REGION"):
         value = env_value(options, var)
         if value:
@@ -304,7 +308,7 @@ def _botocore() -> Any:
     return botocore
 
 
-def aws_credentials(options: Any) -> tuple[Any, str | None]:
+def aws_credentials(options: StreamOptions) -> tuple[Any, str | None]:
     """(frozen credentials, the profile's region) from the AWS chain; blocking (files, SSO, IMDS)."""
     botocore = _botocore()
     from botocore.credentials import Credentials
@@ -435,7 +439,7 @@ class BedrockConverseStreamApi(WireApi):
     api = API
     options_class = BedrockOptions
 
-    def build_request(self, model: Model, context: Context, options: Any) -> WireRequest:
+    def build_request(self, model: Model, context: Context, options: StreamOptions) -> WireRequest:
         headers = merge_headers(
             {"content-type": "application/json", "accept": "application/vnd.amazon.eventstream"},
             model.headers,
@@ -443,7 +447,9 @@ class BedrockConverseStreamApi(WireApi):
         )
         return WireRequest(url="", headers=headers, body=request_body(model, context, options))
 
-    async def authorize(self, request: WireRequest, body: bytes, model: Model, options: Any) -> WireRequest:
+    async def authorize(
+        self, request: WireRequest, body: bytes, model: Model, options: StreamOptions
+    ) -> WireRequest:
         path = f"/model/{quote(model.id, safe='')}/converse-stream"
         if options.api_key:  # a Bedrock API key: bearer, no signing, no botocore
             region = region_for(model, options)
@@ -460,7 +466,9 @@ class BedrockConverseStreamApi(WireApi):
     def create_decoder(self) -> EventStreamDecoder:
         return EventStreamDecoder()
 
-    def create_parser(self, builder: MessageBuilder, model: Model, context: Context, options: Any) -> _Parser:
+    def create_parser(
+        self, builder: MessageBuilder, model: Model, context: Context, options: StreamOptions
+    ) -> _Parser:
         return _Parser(builder)
 
     def simple_options(self, model: Model, options: SimpleStreamOptions | None) -> BedrockOptions:

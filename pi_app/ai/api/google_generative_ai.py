@@ -12,7 +12,7 @@ import json
 import re
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pi_app.ai.api.shared import (
     ENDED_TEXT,
@@ -53,6 +53,10 @@ from pi_app.ai.types import (
     Usage,
     UserMessage,
 )
+
+if TYPE_CHECKING:
+    from pi_app.ai.types import StreamOptions
+
 
 API = "google-generative-ai"
 SKIP_SIGNATURE = "skip_thought_signature_validator"
@@ -165,7 +169,7 @@ class GoogleGenerativeAiApi(WireApi):
     api = API
     options_class = GoogleOptions
 
-    def build_request(self, model: Model, context: Context, options: Any) -> WireRequest:
+    def build_request(self, model: Model, context: Context, options: StreamOptions) -> WireRequest:
         supplied = merge_headers(model.headers, options.headers)
         headers = {"content-type": "application/json", "accept": "text/event-stream"}
         if options.api_key and not has_header(supplied, "authorization"):
@@ -202,7 +206,7 @@ class GoogleGenerativeAiApi(WireApi):
         return WireRequest(url=url, headers=headers, body=body, params={"alt": "sse"})
 
     def create_parser(
-        self, builder: MessageBuilder, model: Model, context: Context, options: Any
+        self, builder: MessageBuilder, model: Model, context: Context, options: StreamOptions
     ) -> SseParser:
         return _Parser(builder)
 

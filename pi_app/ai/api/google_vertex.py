@@ -25,11 +25,14 @@ import asyncio
 import re
 import threading
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pi_app.ai.api.google_generative_ai import GoogleGenerativeAiApi
 from pi_app.ai.api.shared import StreamFailure, WireRequest, env_value
 from pi_app.ai.types import Model
+
+if TYPE_CHECKING:
+    from pi_app.ai.types import StreamOptions
 
 API = "google-vertex"
 INSTALL_HINT = "Google Vertex AI needs google-auth: pip install 'pi-app[vertex]'"
@@ -50,7 +53,7 @@ def _host(model: Model, location: str | None) -> str:
     return f"https://{location}-aiplatform.googleapis.com/v1"
 
 
-def adc_token(options: Any) -> tuple[str, str | None]:
+def adc_token(options: StreamOptions) -> tuple[str, str | None]:
     """(access token, the credentials' project) from Application Default Credentials; blocking."""
     try:
         import google.auth
@@ -84,7 +87,9 @@ def reset_adc_cache() -> None:
 class GoogleVertexApi(GoogleGenerativeAiApi):
     api = API
 
-    async def authorize(self, request: WireRequest, body: bytes, model: Model, options: Any) -> WireRequest:
+    async def authorize(
+        self, request: WireRequest, body: bytes, model: Model, options: StreamOptions
+    ) -> WireRequest:
         path = f"/publishers/google/models/{model.id}:streamGenerateContent"
         headers = {k: v for k, v in request.headers.items() if k.lower() != "x-goog-api-key"}
         key = (options.api_key or "").strip()

@@ -8,12 +8,15 @@ WebSocket transports are not implemented (``transport`` is accepted and ignored)
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pi_app.ai.api.openai_responses import OpenAIResponsesApi
 from pi_app.ai.api.openai_responses_shared import convert_input, tool_definitions
 from pi_app.ai.api.shared import WireRequest, has_header, merge_headers
 from pi_app.ai.types import Context, Model
+
+if TYPE_CHECKING:
+    from pi_app.ai.types import StreamOptions
 
 API = "openai-codex-responses"
 
@@ -40,7 +43,7 @@ def clamp_codex_effort(model_id: str, effort: str) -> str:
 class OpenAICodexResponsesApi(OpenAIResponsesApi):
     api = API
 
-    def build_request(self, model: Model, context: Context, options: Any) -> WireRequest:
+    def build_request(self, model: Model, context: Context, options: StreamOptions) -> WireRequest:
         supplied = merge_headers(model.headers, options.headers)
         headers = {
             "content-type": "application/json",

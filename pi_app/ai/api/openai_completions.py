@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pi_app.ai.api.shared import (
     ENDED_TEXT,
@@ -55,6 +55,9 @@ from pi_app.ai.types import (
     UserMessage,
 )
 from pi_app.ai.util.short_hash import short_hash
+
+if TYPE_CHECKING:
+    from pi_app.ai.types import StreamOptions
 
 API = "openai-completions"
 ASSISTANT_AFTER_TOOLS = "I have processed the tool results."
@@ -265,7 +268,7 @@ class OpenAICompletionsApi(WireApi):
     api = API
     options_class = OpenAICompletionsOptions
 
-    def build_request(self, model: Model, context: Context, options: Any) -> WireRequest:
+    def build_request(self, model: Model, context: Context, options: StreamOptions) -> WireRequest:
         compat = resolve_compat(model)
         supplied = merge_headers(model.headers, options.headers)
         headers = {"content-type": "application/json", "accept": "text/event-stream"}
@@ -323,7 +326,7 @@ class OpenAICompletionsApi(WireApi):
         return {"type": "function", "function": function}
 
     def create_parser(
-        self, builder: MessageBuilder, model: Model, context: Context, options: Any
+        self, builder: MessageBuilder, model: Model, context: Context, options: StreamOptions
     ) -> SseParser:
         return _Parser(builder)
 

@@ -36,7 +36,9 @@ class OpenAIResponsesOptions(StreamOptions):
     thinking_level: str | None = None
 
 
-def responses_body(model: Model, context: Context, options: Any, *, caching: bool = True) -> dict[str, Any]:
+def responses_body(
+    model: Model, context: Context, options: StreamOptions, *, caching: bool = True
+) -> dict[str, Any]:
     body: dict[str, Any] = {
         "model": model.id,
         "input": convert_input(context.system_prompt, list(context.messages), model),
@@ -52,8 +54,8 @@ def responses_body(model: Model, context: Context, options: Any, *, caching: boo
         body["max_output_tokens"] = options.max_tokens
     if options.temperature is not None:
         body["temperature"] = options.temperature
-    if getattr(options, "service_tier", None):
-        body["service_tier"] = options.service_tier
+    if service_tier := getattr(options, "service_tier", None):
+        body["service_tier"] = service_tier
     if context.tools:
         body["tools"] = tool_definitions(list(context.tools))
     effort = getattr(options, "reasoning_effort", None)
@@ -69,7 +71,7 @@ class OpenAIResponsesApi(WireApi):
     api = API
     options_class = OpenAIResponsesOptions
 
-    def build_request(self, model: Model, context: Context, options: Any) -> WireRequest:
+    def build_request(self, model: Model, context: Context, options: StreamOptions) -> WireRequest:
         supplied = merge_headers(model.headers, options.headers)
         headers = {"content-type": "application/json", "accept": "text/event-stream"}
         if options.api_key and not has_header(supplied, "authorization"):
@@ -79,7 +81,7 @@ class OpenAIResponsesApi(WireApi):
         return WireRequest(url=join_url(model.base_url, "/responses"), headers=headers, body=body)
 
     def create_parser(
-        self, builder: MessageBuilder, model: Model, context: Context, options: Any
+        self, builder: MessageBuilder, model: Model, context: Context, options: StreamOptions
     ) -> SseParser:
         builder.service_tier = getattr(options, "service_tier", None)
         return ResponsesParser(builder)

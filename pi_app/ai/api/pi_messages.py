@@ -116,7 +116,7 @@ class PiMessagesApi(WireApi):
     api = API
     options_class = PiMessagesOptions
 
-    def build_request(self, model: Model, context: Context, options: Any) -> WireRequest:
+    def build_request(self, model: Model, context: Context, options: StreamOptions) -> WireRequest:
         if not options.api_key:
             raise ValueError(f'No API key provided for provider "{model.provider}"')
         supplied = merge_headers(model.headers, options.headers)
@@ -142,7 +142,9 @@ class PiMessagesApi(WireApi):
             url=join_url(model.base_url, "/messages"), headers=merge_headers(headers, supplied), body=body
         )
 
-    def create_parser(self, builder: MessageBuilder, model: Model, context: Context, options: Any) -> _Parser:
+    def create_parser(
+        self, builder: MessageBuilder, model: Model, context: Context, options: StreamOptions
+    ) -> _Parser:
         return _Parser(builder)
 
     def simple_options(self, model: Model, options: SimpleStreamOptions | None) -> PiMessagesOptions:

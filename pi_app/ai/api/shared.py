@@ -20,7 +20,7 @@ import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
 
@@ -66,6 +66,9 @@ from pi_app.ai.types import (
 )
 from pi_app.ai.util.cost import calculate_cost
 from pi_app.ai.util.sanitize import loads_clean, sanitize_surrogates
+
+if TYPE_CHECKING:
+    from pi_app.ai.types import StreamOptions
 
 ABORTED_TEXT = "Request was aborted"
 ENDED_TEXT = "Stream ended unexpectedly"
@@ -280,13 +283,13 @@ def has_header(headers: Mapping[str, str] | None, name: str) -> bool:
     return any(k.lower() == name.lower() for k in (headers or {}))
 
 
-def env_value(options: Any, name: str) -> str | None:
+def env_value(options: StreamOptions, name: str) -> str | None:
     """A per-request ``options.env`` entry, else the process environment."""
     env = getattr(options, "env", None) or {}
     return env.get(name) if name in env else os.environ.get(name)
 
 
-def cache_retention(options: Any) -> str:
+def cache_retention(options: StreamOptions) -> str:
     value = getattr(options, "cache_retention", None)
     if value:
         return value
@@ -303,18 +306,20 @@ class WireApi:
     api: str = ""
     options_class: type[StreamOptions] = StreamOptions
 
-    def build_request(self, model: Model, context: Context, options: Any) -> WireRequest:
+    def build_request(self, model: Model, context: Context, options: StreamOptions) -> WireRequest:
         raise NotImplementedError
 
     def create_parser(
-        self, builder: MessageBuilder, model: Model, context: Context, options: Any
+        self, builder: MessageBuilder, model: Model, context: Context, options: StreamOptions
     ) -> SseParser:
         raise NotImplementedError
 
     def simple_options(self, model: Model, options: SimpleStreamOptions | None) -> StreamOptions:
         raise NotImplementedError
 
-    async def authorize(self, request: WireRequest, body: bytes, model: Model, options: Any) -> WireRequest:
+    async def authorize(
+        self, request: WireRequest, body: bytes, model: Model, options: StreamOptions
+    ) -> WireRequest:
         """Last step before sending, over the exact body bytes (Bedrock signs them; Vertex fetches
         an access token). May block in a thread; raising fails the request with the message."""
         return request
@@ -349,7 +354,9 @@ class WireApi:
 
     # -- the producer ------------------------------------------------------------------------
 
-    async def _produce(self, builder: MessageBuilder, model: Model, context: Context, options: Any) -> None:
+    async def _produce(
+        self, builder: MessageBuilder, model: Model, context: Context, options: StreamOptions
+    ) -> None:
         signal = getattr(options, "signal", None)
         handle = None
         diagnostics: list[dict[str, Any]] = []
@@ -483,7 +490,7 @@ def tool_call_arguments(call: ToolCall) -> dict[str, Any]:
     return call.arguments if isinstance(call.arguments, dict) else {}
 
 
-def sampling_fields(model: Model, options: Any) -> dict[str, Any]:
+def sampling_fields(model: Model, options: StreamOptions) -> dict[str, Any]:
     """pi 1.6.0's ``samplingParams`` merged with the override of the effective thinking level.
 
     The level is the options' already-clamped pi ``thinking_level`` (else their

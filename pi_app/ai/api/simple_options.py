@@ -62,7 +62,7 @@ def mapped_effort(model: Model, options: SimpleStreamOptions | None) -> str | No
     return value if isinstance(value, str) else level
 
 
-def thinking_budget(level: str, options: SimpleStreamOptions | None) -> int:
+def thinking_budget(level: str, options: StreamOptions | None) -> int:
     budgets = dict(DEFAULT_BUDGETS)
     custom = getattr(options, "thinking_budgets", None) if options is not None else None
     if custom:
