@@ -10,7 +10,14 @@ Threads (decision D-13): the ``AgentSession`` runs on its own asyncio loop in a 
 (``bridge.messages``), each batch followed by the ``SessionSnapshot`` taken with it; the app
 routes each message, in arrival order, to the part that owns it: ``TranscriptFeed`` (messages,
 tools), ``RunStatus`` (run, compaction, retry), the ``Footer`` and the pending area (the
-snapshot). One queue, so the parts never show two different moments. The app calls in with
+snapshot). The other parts: ``PromptRouter`` (submit, early prompts, the messages typed during a
+compaction, the pending area) and ``ThemeController`` (themes, switching, hot reload).
+
+Why the app routes instead of each part receiving its own messages: Textual gives every widget
+its own message queue, so parts fed separately would apply one batch at different times, and a
+frame could show the transcript of one moment beside the footer of another. One queue, in
+arrival order, with painting held from a batch's first message to its snapshot, keeps every
+frame whole (``tests/tui/test_torn_state.py``). The app calls in with
 ``bridge.call`` (fire and forget), ``bridge.request`` (await a result) or ``bridge.call_soon``
 (abort, queue changes); it never reads the session's entries, usage or queues itself. Typing and
 painting never wait for the agent, a tool, or the network.
@@ -80,13 +87,8 @@ from pi_app.tui.extensions.ui import RunOnUI
 from pi_app.tui.input.focus import FocusLayers
 from pi_app.tui.input.keybindings import Keybindings, display_key
 from pi_app.tui.terminal.probe import TerminalSetup, color_depth
-from pi_app.tui.theme.themes import (
-    PiTheme,
-    ThemeManager,
-    discover_user_themes,
-    textual_theme,
-    theme_variables,
-)
+from pi_app.tui.theme.controller import ThemeController
+from pi_app.tui.theme.themes import PiTheme, ThemeManager, textual_theme, theme_variables
 from pi_app.tui.transcript.blocks.startup import HeaderContent, StartupHeaderBlock
 from pi_app.tui.transcript.view import Transcript
 
@@ -94,6 +96,7 @@ if TYPE_CHECKING:  # built after the first frame (``commands``, the feed)
     from textual.driver import Driver
 
     from pi_app.coding.agent_session import AgentSession
+    from pi_app.coding.resources.themes import ThemeSpec
     from pi_app.coding.settings import SettingsManager
     from pi_app.coding.tools.definition import ToolDefinition
     from pi_app.tui.commands.registry import CommandRegistry
@@ -168,18 +171,19 @@ class PiApp(App[int], inherit_bindings=False):
         if light_background is None and self.terminal.probe.color_scheme is not None:
             light_background = self.terminal.probe.color_scheme == "light"
         self.keybindings = Keybindings.load(self.agent_dir / "keybindings.json")
-        self.themes = self._load_themes(with_loader=False)  # no session yet: the loader's come later
         self.startup_warnings: list[str] = list(self.keybindings.warnings)
-        self._light_background = light_background if light_background is not None else _light_background()
-        self._apply_startup_theme()
+        self.session: AgentSession | None = None
+        """The session, once built: for calls through ``bridge``; its state is read from ``snapshot``."""
+        self.settings: SettingsManager | None = None
+        self.theme_controller = ThemeController(
+            self, light_background=light_background if light_background is not None else _light_background()
+        )
+        """The theme part: the known themes, the current one, and every way it changes."""
         super().__init__()
         self._factory = session_factory or self._default_factory
         self.bridge = SessionBridge(
             self.post_message, self._factory, on_snapshot=self._adopt_snapshot, run_on_ui=self._start_ui_flow
         )
-        self.session: AgentSession | None = None
-        """The session, once built: for calls through ``bridge``; its state is read from ``snapshot``."""
-        self.settings: SettingsManager | None = None
         self.snapshot = SessionSnapshot()
         """What the app shows of the session: the newest snapshot the bridge delivered."""
         self.run_status = RunStatus(lambda: self.status_line, self)
@@ -211,7 +215,6 @@ class PiApp(App[int], inherit_bindings=False):
         """The extensions' UI context, dialogs, widgets, commands and shortcuts (``ext_host``)."""
         self.focus_layers = FocusLayers(self, lambda: self.editor if self.has_screen else None)
         """The slot's widgets and the extension overlays, in show order (who gets the focus back)."""
-        self._theme_watcher: Any = None
         self._git_watcher: Any = None
 
     @property
@@ -236,9 +239,13 @@ class PiApp(App[int], inherit_bindings=False):
 
     async def _default_factory(self) -> Any:
         from pi_app.coding.launch import LaunchHost, build_session
-        from pi_app.tui.selectors.trust import worker_trust_question
+        from pi_app.coding.trust import NOT_TRUSTED_THIS_RUN, TrustAnswer
+        from pi_app.tui.selectors.trust import ask_project_trust
 
-        host = LaunchHost(report=self._report_startup_line, ask_trust=worker_trust_question(self))
+        async def ask_trust(cwd: str) -> TrustAnswer:  # on the agent thread, while the session builds
+            return await self.bridge.ask_user(lambda: ask_project_trust(self, cwd), NOT_TRUSTED_THIS_RUN)
+
+        host = LaunchHost(report=self._report_startup_line, ask_trust=ask_trust)
         return await build_session(self.options, host=host)
 
     def _report_startup_line(self, line: str) -> None:
@@ -266,78 +273,18 @@ class PiApp(App[int], inherit_bindings=False):
             lambda s: compute_edits_diff(arguments["path"], list(arguments["edits"]), s.cwd)
         )
 
-    def _load_themes(self, *, with_loader: bool = True) -> ThemeManager:
-        from pi_app.coding.resources.themes import ThemeError, load_theme_file
+    @property
+    def themes(self) -> ThemeManager:
+        """The known themes and the current one (the theme part's)."""
+        return self.theme_controller.manager
 
-        specs = []
-        problems: list[str] = []
-        for raw in self.options.themes:
-            try:
-                specs.append(load_theme_file(os.path.join(self.cwd, os.path.expanduser(raw))))
-            except ThemeError as exc:
-                problems.append(str(exc).splitlines()[0])
-        if with_loader and self.session is not None:
-            from pi_app.tui.chrome.resources import themes as loader_themes
+    def loader_themes(self) -> list[ThemeSpec]:
+        from pi_app.tui.chrome.resources import themes as loader_themes
 
-            specs.extend(loader_themes(self))
-        if not self.options.no_themes:
-            found, broken = discover_user_themes(self.agent_dir / "themes")
-            specs.extend(found)
-            problems.extend(broken)
-        return ThemeManager(specs, diagnostics=problems)
+        return loader_themes(self)
 
     def discover_new_themes(self) -> None:
-        """Add the theme files that appeared in ``<agentDir>/themes`` since start-up (the /settings
-        theme list calls it; issue 17, defect 10). Known names and broken files are left alone."""
-        if self.options.no_themes:
-            return
-        found, _broken = discover_user_themes(self.agent_dir / "themes")
-        known = set(self.themes.names())
-        self.themes.add_specs(spec for spec in found if spec.name not in known)
-
-    def _settings_theme(self) -> str | None:
-        """The ``theme`` setting: the session's settings manager's once it exists; before that the
-        same files read as the manager reads them (``startup_theme``, which the first frame uses)."""
-        if self.settings is not None:
-            return self.settings.get_theme() or None
-        from pi_app.coding.settings_files import startup_theme
-
-        return startup_theme(self.cwd, self.agent_dir)
-
-    def _apply_startup_theme(self) -> None:
-        from pi_app.coding.resources.themes import SYSTEM_THEME
-        from pi_app.coding.settings_files import startup_theme
-        from pi_app.tui.theme.themes import resolve_selection
-
-        setting = self.options.use_theme or startup_theme(self.cwd, self.agent_dir)
-        selected = resolve_selection(setting, self._light_background)
-        if selected == SYSTEM_THEME:  # pi 1.6.0's default: follow the terminal's background
-            selected = None
-        self._unresolved_theme: str | None = None
-        """A selected theme not known before the session's loader ran (a project or package theme)."""
-        if selected and selected not in self.themes.names():
-            self._unresolved_theme = selected
-            selected = None
-        warning = self.themes.initial(selected, self._light_background)
-        if warning:
-            self.themes.diagnostics.append(warning)
-
-    def _adopt_loader_themes(self) -> None:
-        """Add the themes the session's resource loader found; select a theme that was waiting for them."""
-        fresh = self._load_themes()  # the loader's themes first: it already applied pi's precedence
-        fresh.current = self.themes.current
-        self.themes = fresh
-        wanted, self._unresolved_theme = self._unresolved_theme, None
-        if not wanted:
-            return
-        fallback = self.themes.current.name
-        error = (
-            self.switch_theme(wanted, persist=False)
-            if wanted in self.themes.names()
-            else f'Failed to load theme "{wanted}": Theme "{wanted}" not found'
-        )
-        if error is not None:
-            self.show_warning(f"{error}; using {fallback}")
+        self.theme_controller.discover_new()
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
         return theme_variables(self.themes.current)
@@ -473,7 +420,7 @@ class PiApp(App[int], inherit_bindings=False):
 
     async def _shut_down_session(self) -> None:
         session = self.session
-        if session is not None and session.extension_runner is not None:
+        if session is not None and session.extension_runner is not None:  # None: no extensions
             try:
                 await self.bridge.request(lambda s: s.extension_runner.emit({"type": "session_shutdown"}))
             except Exception:
@@ -587,9 +534,9 @@ class PiApp(App[int], inherit_bindings=False):
 
     def on_unmount(self) -> None:
         self._release_paint()
-        for watcher in (self._theme_watcher, self._git_watcher):
-            if watcher is not None:
-                watcher.stop()
+        self.theme_controller.stop()
+        if self._git_watcher is not None:
+            self._git_watcher.stop()
         self.ext.dialogs.cancel_all()
         self.bridge.stop()
         self.terminal.detach()
@@ -620,7 +567,7 @@ class PiApp(App[int], inherit_bindings=False):
         from pi_app.tui.transcript.feed import TranscriptFeed
 
         self._feed = TranscriptFeed(lambda: self.transcript, self)
-        self._adopt_loader_themes()
+        self.theme_controller.adopt_loader_themes()
         self._apply_settings()
         self._add_header()
         for warning in message.created.warnings:
@@ -1003,7 +950,10 @@ class PiApp(App[int], inherit_bindings=False):
 
     def apply_theme(self, theme: PiTheme) -> None:
         """Draw everything with ``theme`` (R-TUI-06, R-THEME-04)."""
-        self.themes.activate_theme(theme)
+        self.theme_controller.apply(theme)
+
+    def paint_theme(self, theme: PiTheme) -> None:
+        """The theme part's ask: every widget draws with ``theme`` now."""
         self._register_theme(theme)
         self.transcript.set_render_theme(theme)
         self.transcript.invalidate_all()
@@ -1012,34 +962,13 @@ class PiApp(App[int], inherit_bindings=False):
         for editor in self.main_screen.query(PromptEditor) if self.main_screen else []:
             editor.set_theme(theme)
         self.footer.set_theme_styles({name: theme.fg[name] for name in ("dim", "warning", "error")})
-        self._watch_theme_file(theme)
 
     def switch_theme(self, name: str, *, persist: bool = True) -> str | None:
         """Switch to theme ``name``; on failure the current theme stays and the error is returned."""
-        error = self.themes.activate(name)
-        if error is not None:
-            return error
-        self.apply_theme(self.themes.current)
-        if persist and self.settings is not None:
-            try:
-                self.settings.set_theme(name)
-            except Exception as exc:
-                return f"Theme applied but not saved: {exc}"
-        return None
+        return self.theme_controller.switch(name, persist=persist)
 
     def reload_themes(self) -> None:
-        """Rediscover theme files and re-apply the current theme; a broken file keeps it (D-40)."""
-        name = self.themes.current.name
-        fresh = self._load_themes()
-        fresh.current = self.themes.current
-        self.themes = fresh
-        for problem in fresh.diagnostics:
-            self.show_warning(problem)
-        error = self.themes.activate(name)
-        if error is not None:
-            self.show_error(error)
-            return
-        self.apply_theme(self.themes.current)
+        self.theme_controller.reload()
 
     def _transcript_hints(self) -> None:
         """The keys the transcript shows: the expand key in previews, the bottom key when scrolled up."""
@@ -1062,32 +991,6 @@ class PiApp(App[int], inherit_bindings=False):
             (description, display_key(key))
             for key, (description, _) in sorted(self.extension_shortcuts.items())
         ]
-
-    def _watch_theme_file(self, theme: PiTheme) -> None:
-        from pi_app.coding.resources.themes import BUILTIN_THEME_NAMES
-        from pi_app.tui.theme.watch import FileWatcher
-
-        if self._theme_watcher is not None:
-            if theme.source_path is not None and self._theme_watcher.path == theme.source_path.resolve():
-                return
-            self._theme_watcher.stop()
-            self._theme_watcher = None
-        if theme.source_path is None or theme.name in BUILTIN_THEME_NAMES:
-            return
-        name = theme.name
-        self._theme_watcher = FileWatcher(
-            theme.source_path, lambda _path: self.call_from_thread(self._theme_file_changed, name)
-        )
-
-    def _theme_file_changed(self, name: str) -> None:
-        if self.themes.current.name != name:
-            return
-        error = self.themes.activate(name)
-        if error is not None:
-            self.show_error(error)
-            return
-        self.apply_theme(self.themes.current)
-        self.show_status(f"Theme reloaded: {name}")
 
     # -- submitting -----------------------------------------------------------------------------
 
@@ -1186,23 +1089,8 @@ class PiApp(App[int], inherit_bindings=False):
         await super().on_event(event)
 
     def terminal_appearance_changed(self, light: bool) -> None:
-        """The terminal switched light/dark (DEC 2031): the ``system`` theme and ``light/dark``
-        pairs follow it (pi 1.6.0); a theme chosen by name stays."""
-        from pi_app.coding.resources.themes import SYSTEM_THEME
-        from pi_app.tui.theme.themes import resolve_selection
-
-        self._light_background = light
-        self.themes.light_background = light
-        setting = self._settings_theme() or SYSTEM_THEME
-        if setting != SYSTEM_THEME and "/" not in setting:
-            return
-        wanted = resolve_selection(setting, light) or SYSTEM_THEME
-        if wanted == SYSTEM_THEME:
-            wanted = "light" if light else "dark"
-        if wanted != self.themes.current.name:
-            error = self.switch_theme(wanted, persist=False)
-            if error:
-                self.show_warning(error)
+        """The terminal switched light/dark (DEC 2031): the theme part decides what follows."""
+        self.theme_controller.appearance_changed(light)
 
     def _search_key_elsewhere(self, event: Any) -> bool:
         from pi_app.tui.input.keys import key_press

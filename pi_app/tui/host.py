@@ -79,7 +79,9 @@ class SelectorHost(Notes, Protocol):
     """Notes, the editor slot (selectors and dialogs in place of the editor) and workers."""
 
     keybindings: Keybindings
-    themes: ThemeManager
+
+    @property
+    def themes(self) -> ThemeManager: ...
 
     @property
     def editor(self) -> PromptEditor: ...

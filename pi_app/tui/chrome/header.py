@@ -24,7 +24,10 @@ class HeaderHost(resources.ResourceHost, Protocol):
     """What the start-up header reads of the app."""
 
     keybindings: Keybindings
-    themes: ThemeManager
+
+    @property
+    def themes(self) -> ThemeManager: ...
+
     header_notices: list[str]
 
 

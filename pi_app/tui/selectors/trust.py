@@ -2,9 +2,9 @@
 
 At start-up the session is built on the agent thread; when the project has gated resources
 (``.pi/settings.json``, extensions, skills, …), no saved decision and ``defaultProjectTrust`` is
-``ask``, the resource loader awaits ``worker_trust_question(app)``: it shows the question in the
-editor slot on the UI thread and hands the answer back through a future (the app keeps painting and
-taking keys meanwhile). Escape, or the app closing, means "not trusted, this run only": nothing is
+``ask``, the resource loader awaits the app's question (``ask_project_trust`` run through the
+bridge's ``ask_user``): it shows the question in the editor slot on the UI thread and hands the
+answer back through a future (the app keeps painting and taking keys meanwhile). Escape, or the app closing, means "not trusted, this run only": nothing is
 saved and a notice says how to decide again. ``/trust`` asks the same question, saves the answer
 and reloads the project's resources.
 
@@ -14,9 +14,6 @@ for this session, don't trust (saved), don't trust for this session. pi 1.6.0 as
 
 from __future__ import annotations
 
-import asyncio
-import concurrent.futures
-from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -51,31 +48,6 @@ async def ask_project_trust(app: SelectorHost, cwd: str | Path) -> TrustAnswer:
         app.restore_editor()
     index = answer.index if isinstance(answer, ChoiceSelector.Chosen) else None
     return NOT_TRUSTED_THIS_RUN if index is None else answers[index]
-
-
-def worker_trust_question(app: SelectorHost) -> Callable[[str], Awaitable[TrustAnswer]]:
-    """The start-up question as the agent thread awaits it (``LaunchHost.ask_trust``)."""
-
-    async def ask_from_agent_thread(cwd: str) -> TrustAnswer:
-        answered: concurrent.futures.Future[TrustAnswer] = concurrent.futures.Future()
-
-        async def flow() -> None:
-            try:
-                answered.set_result(await ask_project_trust(app, cwd))
-            finally:  # cancelled (the app is closing): the project stays untrusted
-                if not answered.done():
-                    answered.set_result(NOT_TRUSTED_THIS_RUN)
-
-        def start() -> None:
-            app.run_worker(flow(), group="trust", exit_on_error=False)
-
-        try:
-            app.call_from_thread(start)
-        except RuntimeError:  # the app is gone
-            return NOT_TRUSTED_THIS_RUN
-        return await asyncio.wrap_future(answered)  # start-up reports the notice when untrusted
-
-    return ask_from_agent_thread
 
 
 async def trust_command(app: CommandHost, args: str) -> None:
