@@ -46,6 +46,8 @@ from pi_app.ai.types import (
 if TYPE_CHECKING:
     import httpx
 
+    from pi_app.ai.types import StreamOptions
+
 
 class ProviderStreams(Protocol):
     def stream(
@@ -395,7 +397,7 @@ class MutableModels:
                 return m
         return None
 
-    async def refresh(self, options: Any = None) -> ModelsRefreshResult:
+    async def refresh(self, options: StreamOptions | None = None) -> ModelsRefreshResult:
         result = ModelsRefreshResult()
 
         async def one(p: Any) -> None:
@@ -520,7 +522,7 @@ class MutableModels:
         self,
         model: Model,
         context: Context,
-        options: Any,
+        options: StreamOptions | None,
         simple: bool,
         transform_headers: Callable[[dict[str, str]], Any] | None = None,
     ) -> AssistantMessageEventStream:

@@ -38,7 +38,7 @@ def normalize_azure_base_url(base: str) -> str:
     return trimmed
 
 
-def azure_base_url(model: Model, options: StreamOptions) -> str:
+def azure_base_url(model: Model, options: StreamOptions | None) -> str:
     explicit = env_value(options, "AZURE_OPENAI_BASE_URL")
     if explicit:
         return normalize_azure_base_url(explicit)
@@ -48,7 +48,7 @@ def azure_base_url(model: Model, options: StreamOptions) -> str:
     return normalize_azure_base_url(model.base_url or "") if model.base_url else ""
 
 
-def deployment_for(model: Model, options: StreamOptions) -> str:
+def deployment_for(model: Model, options: StreamOptions | None) -> str:
     mapping = env_value(options, "AZURE_OPENAI_DEPLOYMENT_NAME_MAP") or ""
     for pair in mapping.split(","):
         name, sep, deployment = pair.partition("=")

@@ -283,13 +283,13 @@ def has_header(headers: Mapping[str, str] | None, name: str) -> bool:
     return any(k.lower() == name.lower() for k in (headers or {}))
 
 
-def env_value(options: StreamOptions, name: str) -> str | None:
+def env_value(options: StreamOptions | None, name: str) -> str | None:
     """A per-request ``options.env`` entry, else the process environment."""
     env = getattr(options, "env", None) or {}
     return env.get(name) if name in env else os.environ.get(name)
 
 
-def cache_retention(options: StreamOptions) -> str:
+def cache_retention(options: StreamOptions | None) -> str:
     value = getattr(options, "cache_retention", None)
     if value:
         return value

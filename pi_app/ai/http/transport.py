@@ -26,12 +26,15 @@ import json
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import httpx
 
 from pi_app.ai.event_stream import AbortSignal
 from pi_app.ai.http.client import new_http_client
+
+if TYPE_CHECKING:
+    from pi_app.ai.types import StreamOptions
 
 T = TypeVar("T")
 
@@ -260,7 +263,7 @@ async def open_stream(
     url: str,
     headers: dict[str, str],
     body: bytes,
-    options: Any,
+    options: StreamOptions | None,
     signal: AbortSignal | None,
     diagnostics: list[dict[str, Any]],
     params: dict[str, str] | None = None,
@@ -369,6 +372,6 @@ async def _wait_retry(
     await sleep_or_abort(delay_s, signal)
 
 
-def _option(options: Any, name: str, default: int) -> int:
+def _option(options: StreamOptions | None, name: str, default: int) -> int:
     value = getattr(options, name, None)
     return default if value is None else int(value)

@@ -9,14 +9,18 @@ per-provider ``env`` or the environment) with the deployment name from
 
 from __future__ import annotations
 
+import inspect
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pi_app.ai.auth.helpers import env_api_key_auth
 from pi_app.ai.event_stream import AssistantMessageEventStream
 from pi_app.ai.models import error_stream
 from pi_app.ai.providers.base import CatalogProvider, api_streams
 from pi_app.ai.types import Context, Model
+
+if TYPE_CHECKING:
+    from pi_app.ai.types import StreamOptions
 
 
 class AzureCompletions:
@@ -25,7 +29,7 @@ class AzureCompletions:
     def __init__(self) -> None:
         self.inner = api_streams("openai-completions")
 
-    def _prepare(self, model: Model, options: Any) -> tuple[Model, Any] | str:
+    def _prepare(self, model: Model, options: StreamOptions | None) -> tuple[Model, Any] | str:
         from pi_app.ai.api.azure_openai_responses import MISSING_BASE_URL, azure_base_url, deployment_for
 
         base = azure_base_url(model, options)
@@ -40,20 +44,24 @@ class AzureCompletions:
                 if previous is None:
                     return payload
                 result = previous(payload, payload_model)
-                if hasattr(result, "__await__"):
+                if inspect.isawaitable(result):
                     result = await result
                 return result if result is not None else payload
 
             options = replace(options, on_payload=rename)
         return replace(model, base_url=base), options
 
-    def stream(self, model: Model, context: Context, options: Any) -> AssistantMessageEventStream:
+    def stream(
+        self, model: Model, context: Context, options: StreamOptions | None
+    ) -> AssistantMessageEventStream:
         prepared = self._prepare(model, options)
         if isinstance(prepared, str):
             return error_stream(model, prepared)
         return self.inner.stream(prepared[0], context, prepared[1])
 
-    def stream_simple(self, model: Model, context: Context, options: Any) -> AssistantMessageEventStream:
+    def stream_simple(
+        self, model: Model, context: Context, options: StreamOptions | None
+    ) -> AssistantMessageEventStream:
         prepared = self._prepare(model, options)
         if isinstance(prepared, str):
             return error_stream(model, prepared)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pi_app.ai.auth.helpers import env_api_key_auth
 from pi_app.ai.auth.lazy_oauth import LazyOAuth
@@ -18,6 +18,9 @@ from pi_app.ai.auth.types import ProviderAuth
 from pi_app.ai.event_stream import AssistantMessageEventStream
 from pi_app.ai.providers.base import CatalogProvider, all_api_streams
 from pi_app.ai.types import Context, ImageContent, Model, ToolResultMessage, UserMessage
+
+if TYPE_CHECKING:
+    from pi_app.ai.types import StreamOptions
 
 DEFAULT_BASE_URL = "https://api.individual.githubcopilot.com"
 ENV_VARS = ("COPILOT_GITHUB_TOKEN", "GH_TOKEN", "GITHUB_TOKEN")
@@ -55,17 +58,21 @@ def copilot_dynamic_headers(context: Context) -> dict[str, str]:
 class CopilotProvider(CatalogProvider):
     """GitHub Copilot: the catalogue provider plus Copilot's per-request headers."""
 
-    def _with_headers(self, context: Context, options: Any) -> Any:
+    def _with_headers(self, context: Context, options: StreamOptions | None) -> Any:
         from pi_app.ai.api.shared import merge_headers
         from pi_app.ai.types import StreamOptions
 
         options = options if options is not None else StreamOptions()
         return replace(options, headers=merge_headers(copilot_dynamic_headers(context), options.headers))
 
-    def stream(self, model: Model, context: Context, options: Any) -> AssistantMessageEventStream:
+    def stream(
+        self, model: Model, context: Context, options: StreamOptions | None
+    ) -> AssistantMessageEventStream:
         return super().stream(model, context, self._with_headers(context, options))
 
-    def stream_simple(self, model: Model, context: Context, options: Any) -> AssistantMessageEventStream:
+    def stream_simple(
+        self, model: Model, context: Context, options: StreamOptions | None
+    ) -> AssistantMessageEventStream:
         return super().stream_simple(model, context, self._with_headers(context, options))
 
 

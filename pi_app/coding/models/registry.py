@@ -309,10 +309,14 @@ class _FunctionStreams:
     def __init__(self, fn: Callable[..., AssistantMessageEventStream]) -> None:
         self.fn = fn
 
-    def stream(self, model: Model, context: Context, options: Any) -> AssistantMessageEventStream:
+    def stream(
+        self, model: Model, context: Context, options: StreamOptions | None
+    ) -> AssistantMessageEventStream:
         return self.fn(model, context, options)
 
-    def stream_simple(self, model: Model, context: Context, options: Any) -> AssistantMessageEventStream:
+    def stream_simple(
+        self, model: Model, context: Context, options: SimpleStreamOptions | None
+    ) -> AssistantMessageEventStream:
         return self.fn(model, context, options)
 
 
@@ -363,13 +367,17 @@ class RegistryProvider:
             return self.adapters[model.api]
         return self.inner
 
-    def stream(self, model: Model, context: Context, options: Any) -> AssistantMessageEventStream:
+    def stream(
+        self, model: Model, context: Context, options: StreamOptions | None
+    ) -> AssistantMessageEventStream:
         impl = self._route(model)
         if impl is None:
             return error_stream(model, f"No API implementation for api '{model.api}' in provider '{self.id}'")
         return impl.stream(model, context, options)
 
-    def stream_simple(self, model: Model, context: Context, options: Any) -> AssistantMessageEventStream:
+    def stream_simple(
+        self, model: Model, context: Context, options: SimpleStreamOptions | None
+    ) -> AssistantMessageEventStream:
         impl = self._route(model)
         if impl is None:
             return error_stream(model, f"No API implementation for api '{model.api}' in provider '{self.id}'")
@@ -659,7 +667,7 @@ class ModelRegistry:
 
     # -- streaming -------------------------------------------------------------------------------
 
-    def _with_runtime_key(self, model: Model, options: Any, simple: bool) -> Any:
+    def _with_runtime_key(self, model: Model, options: StreamOptions | None, simple: bool) -> Any:
         key = self._runtime_keys.get(model.provider)
         if not key:
             return options
