@@ -18,6 +18,7 @@ import inspect
 import os
 import shutil
 import subprocess
+import threading
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -111,6 +112,7 @@ class _LoadProgress:
     batches: the first at once, later ones at most every ``BATCH_SECONDS``."""
 
     BATCH_SECONDS = 0.05
+    FIRST_PAINT_WAIT = 0.1  # at most this long: the picker may be gone before it paints
 
     def __init__(self, picker: SessionPicker, scope: str, seq: int) -> None:
         self.picker = picker
@@ -118,6 +120,7 @@ class _LoadProgress:
         self.seq = seq
         self.rows: list[Any] = []
         self._sent_at: float | None = None
+        self.first_painted = threading.Event()
 
     def __call__(self, loaded: int, total: int) -> None:
         self.picker.post_message(SessionPicker._Progress(self.scope, loaded, total))
@@ -128,8 +131,14 @@ class _LoadProgress:
         self.rows.append(info)
         now = time.monotonic()
         if self._sent_at is None or now - self._sent_at >= self.BATCH_SECONDS:
+            first = self._sent_at is None
             self._sent_at = now
-            self.picker.post_message(SessionPicker._Partial(self.scope, list(self.rows), self.seq))
+            painted = self.first_painted if first else None
+            self.picker.post_message(SessionPicker._Partial(self.scope, list(self.rows), self.seq, painted))
+            if painted is not None:
+                # reading on is Python work under the one interpreter lock: it halved the UI's
+                # share while it painted the first rows (issue 20)
+                painted.wait(self.FIRST_PAINT_WAIT)
 
 
 class SessionPicker(Vertical, can_focus=True):
@@ -165,6 +174,7 @@ class SessionPicker(Vertical, can_focus=True):
         scope: str
         sessions: list[Any]
         seq: int
+        painted: threading.Event | None = None  # set once these rows are on the screen
 
     def __init__(
         self,
@@ -237,11 +247,16 @@ class SessionPicker(Vertical, can_focus=True):
     @on(_Partial)
     def _partial(self, message: _Partial) -> None:
         """Sessions read so far (newest files first): shown before the whole list is loaded."""
+        painted = message.painted
         if self._latest.get(message.scope) != message.seq or self.progress.get(message.scope) is None:
+            if painted is not None:
+                painted.set()
             return
         if message.scope == self.scope:
             self.model.set_sessions(message.sessions)
             self.view.repaint()
+        if painted is not None:
+            self.call_after_refresh(painted.set)
 
     @on(_Loaded)
     def _loaded(self, message: _Loaded) -> None:
