@@ -33,7 +33,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Coroutine, Sequence
 from typing import TYPE_CHECKING, Any
 
 from pi_app.ai.types import ImageContent
@@ -59,6 +59,8 @@ from pi_app.coding.tool_registry import ToolRegistry
 if TYPE_CHECKING:
     from pi_app.ai.event_stream import AbortSignal
     from pi_app.ai.types import Model
+    from pi_app.coding.agent_session import AgentSession
+    from pi_app.coding.session.manager import SessionManager
 
 log = logging.getLogger(__name__)
 
@@ -77,7 +79,7 @@ class SessionExtensionHost(ExtensionHost):
         self.binding = binding
 
     @property
-    def session(self) -> Any:
+    def session(self) -> AgentSession:
         return self.binding.session
 
     # -- context values ---------------------------------------------------------------------------
@@ -87,7 +89,7 @@ class SessionExtensionHost(ExtensionHost):
         return self.session.cwd
 
     @property
-    def session_manager(self) -> Any:
+    def session_manager(self) -> SessionManager:
         return self.session.session_manager
 
     @property
@@ -220,7 +222,7 @@ class SessionExtensionHost(ExtensionHost):
         self.binding.tools.set_active(names)
         self.binding.apply_tools()
 
-    async def set_model(self, model: Any) -> bool:
+    async def set_model(self, model: Model) -> bool:
         registry = self.session.model_registry
         if registry is not None and not await registry.has_credentials(model.provider):
             return False
@@ -274,7 +276,7 @@ class SessionExtensionHost(ExtensionHost):
         replace_instructions: bool | None = None,
         label: str | None = None,
     ) -> dict[str, Any]:
-        kwargs = {
+        kwargs: dict[str, Any] = {
             "summarize": summarize,
             "custom_instructions": custom_instructions,
             "replace_instructions": replace_instructions,
@@ -296,7 +298,9 @@ def _now() -> int:
 
 
 class ExtensionBinding:
-    def __init__(self, session: Any, loader: Any, runner: ExtensionRunner, tools: ToolRegistry) -> None:
+    def __init__(
+        self, session: AgentSession, loader: Any, runner: ExtensionRunner, tools: ToolRegistry
+    ) -> None:
         self.session = session
         self.loader = loader
         self.runner = runner
@@ -340,7 +344,7 @@ class ExtensionBinding:
     @classmethod
     async def attach(
         cls,
-        session: Any,
+        session: AgentSession,
         loader: Any,
         *,
         mode: str = "print",
@@ -548,7 +552,7 @@ class ExtensionBinding:
         await self.session._emit(MessageStartEvent(message))
         await self.session._emit(MessageEndEvent(message))
 
-    def spawn(self, coro: Any, event: str) -> asyncio.Task[Any]:
+    def spawn(self, coro: Coroutine[Any, Any, Any], event: str) -> asyncio.Task[Any]:
         """Fire-and-forget work whose failure becomes an ``ExtensionError`` (R-EXT-40/41/47)."""
 
         async def run() -> Any:
