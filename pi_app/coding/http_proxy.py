@@ -10,6 +10,7 @@ honoured, as httpx does.
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -35,7 +36,7 @@ def apply_http_proxy_setting(settings: SettingsManager) -> None:
     apply_http_proxy(value)
 
 
-def apply_http_proxy_from_agent_dir(agent_dir: Any) -> None:
+def apply_http_proxy_from_agent_dir(agent_dir: str | Path) -> None:
     """For the commands that run without a session (``--list-models``, ``pi auth``): the file read
     as ``SettingsManager`` reads it, without building one."""
     from pathlib import Path

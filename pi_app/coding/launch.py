@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from pi_app.agent.stream_fn import StreamFn
     from pi_app.coding.agent_session import AgentSession
     from pi_app.coding.extensions.session_binding import ExtensionBinding
     from pi_app.coding.models.registry import ModelRegistry
@@ -313,7 +314,7 @@ def session_argument_file(
 async def load_resources(
     options: LaunchOptions,
     cwd: str,
-    agent_dir: Any,
+    agent_dir: str | Path,
     settings: SettingsManager,
     registry: ModelRegistry,
     host: LaunchHost = LaunchHost(),
@@ -368,7 +369,7 @@ async def load_resources(
 async def build_session(
     options: LaunchOptions,
     *,
-    stream_fn: Any = None,
+    stream_fn: StreamFn | None = None,
     host: LaunchHost = LaunchHost(),
     base_tools_override: Mapping[str, Any] | None = None,
 ) -> CreatedSession:
@@ -464,7 +465,12 @@ async def build_session(
 
 
 def _attach_mcp(
-    session: AgentSession, options: LaunchOptions, cwd: str, agent_dir: Any, resources: Any, host: LaunchHost
+    session: AgentSession,
+    options: LaunchOptions,
+    cwd: str,
+    agent_dir: str | Path,
+    resources: ResourceLoader,
+    host: LaunchHost,
 ) -> None:
     """The servers of ``mcp.json`` (issue 22) start connecting in the background; the project's
     file counts only in a trusted project. Nothing of the MCP SDK is imported without servers."""
