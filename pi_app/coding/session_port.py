@@ -27,6 +27,7 @@ module, and shells type against it.
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -70,6 +71,8 @@ __all__ = [
     "TimedEvent",
     "UsageTotals",
 ]
+
+log = logging.getLogger(__name__)
 
 DELTA_INTERVAL_S = 1 / 60
 """At most one batch of streamed deltas per frame (the transcript paints at most once per frame)."""
@@ -257,6 +260,7 @@ class EventBatcher:
         self._handle: asyncio.Handle | asyncio.TimerHandle | None = None
         self._soon = False
         self._last_flush = 0.0
+        self._last_snapshot = SessionSnapshot()
         self.closed = False
 
     def __call__(self, event: SessionEvent) -> None:
@@ -293,7 +297,12 @@ class EventBatcher:
             return
         events, self._events = tuple(self._events), []
         self._last_flush = time.monotonic()
-        self._listener(EventBatch(events, self._build_snapshot()))
+        try:
+            snapshot = self._last_snapshot = self._build_snapshot()
+        except Exception:  # the events still go out, with the last snapshot that could be built
+            log.exception("building the session snapshot failed")
+            snapshot = self._last_snapshot
+        self._listener(EventBatch(events, snapshot))
 
     def close(self) -> None:
         self.closed = True

@@ -71,3 +71,26 @@ async def test_streamed_deltas_are_coalesced_to_a_batch_per_interval_and_other_e
     batcher(End())
     await asyncio.sleep(0.06)
     assert len(delivered) == 2
+
+
+async def test_a_snapshot_that_cannot_be_built_does_not_lose_the_events() -> None:
+    delivered: list[EventBatch] = []
+    results = [SessionSnapshot(seq=1, model_id="m"), RuntimeError("broken estimate")]
+
+    def build() -> SessionSnapshot:
+        result = results.pop(0)
+        if isinstance(result, Exception):
+            raise result
+        return result
+
+    batcher = EventBatcher(delivered.append, build)
+
+    class End:
+        type = "message_end"
+
+    batcher(End())
+    await asyncio.sleep(0)
+    batcher(End())
+    await asyncio.sleep(0)
+    assert [len(b.events) for b in delivered] == [1, 1]
+    assert delivered[1].snapshot == delivered[0].snapshot  # the last one that could be built

@@ -24,6 +24,7 @@ The app never waits for the agent; the agent waits for the user only through ``a
 from __future__ import annotations
 
 import asyncio
+import logging
 import threading
 from collections.abc import Awaitable, Callable
 from concurrent.futures import Future
@@ -59,6 +60,7 @@ if TYPE_CHECKING:
     from pi_app.coding.agent_session import AgentSession
     from pi_app.coding.sdk import CreatedSession
 
+log = logging.getLogger(__name__)
 T = TypeVar("T")
 SessionFactory = Callable[[], Awaitable["CreatedSession"]]
 
@@ -171,30 +173,36 @@ class SessionBridge:
     # -- events out (agent loop) --------------------------------------------------------------------
 
     def _publish(self, batch: EventBatch) -> None:
-        """One batch: each event as its typed message, then the batch's snapshot."""
+        """One batch: each event as its typed message, then the batch's snapshot. The snapshot is
+        posted whatever happens before it: the app holds painting until it arrives."""
         snapshot = batch.snapshot
         events = batch.events
-        for index, timed in enumerate(events):
-            event = timed.event
-            cls = _MESSAGE_OF.get(event.type)
-            if cls is None:
-                continue
-            if cls is MessageUpdated and index + 1 < len(events):
-                following = events[index + 1].event
-                if following.type == "message_update" and _reply(following) is _reply(event):
-                    continue  # the next delta of the same reply carries everything this one did
-            self._post(self._message(cls, timed, snapshot))
-        self._post(SnapshotPublished(snapshot))
+        try:
+            for index, timed in enumerate(events):
+                event = timed.event
+                cls = _MESSAGE_OF.get(event.type)
+                if cls is None:
+                    continue
+                if cls is MessageUpdated and index + 1 < len(events):
+                    following = events[index + 1].event
+                    if following.type == "message_update" and _reply(following) is _reply(event):
+                        continue  # the next delta of the same reply carries everything this one did
+                self._post(self._message(cls, timed, snapshot))
+        finally:
+            self._post(SnapshotPublished(snapshot))
 
     def _message(
         self, cls: type[SessionMessage], timed: TimedEvent, snapshot: SessionSnapshot
     ) -> SessionMessage:
         event: Any = timed.event
-        if cls is MessageEnded:
-            return MessageEnded(timed.at, snapshot, event, self._cache_notice(event.message))
-        if cls is CompactionEnded:
-            usage, context = self._after_compaction(event)
-            return CompactionEnded(timed.at, snapshot, event, usage, context)
+        try:
+            if cls is MessageEnded:
+                return MessageEnded(timed.at, snapshot, event, self._cache_notice(event.message))
+            if cls is CompactionEnded:
+                usage, context = self._after_compaction(event)
+                return CompactionEnded(timed.at, snapshot, event, usage, context)
+        except Exception:  # an extra that cannot be looked up must not lose the event
+            log.exception("looking up what %s needs failed", event.type)
         return cls(timed.at, snapshot, event)  # type: ignore[call-arg]  # the others take (at, snapshot, event)
 
     def _cache_notice(self, message: Any) -> str | None:
