@@ -13,7 +13,7 @@ import contextlib
 import os
 import signal as signals
 from collections.abc import Callable
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pi_app.ai.event_stream import AbortSignal
 from pi_app.coding.extensions.event_bus import ScopedEventBus
@@ -29,6 +29,10 @@ from pi_app.coding.extensions.types import (
     SlashCommandInfo,
     ToolInfo,
 )
+
+if TYPE_CHECKING:
+    from pi_app.ai.types import Model
+
 
 KILL_GRACE_S = 5.0
 
@@ -231,7 +235,7 @@ class ExtensionAPI:
         self._runtime.bound_host("get_commands")
         return self._runtime.runner.get_slash_commands()
 
-    async def set_model(self, model: Any) -> bool:
+    async def set_model(self, model: Model) -> bool:
         return await self._runtime.bound_host("set_model").set_model(model)
 
     def get_thinking_level(self) -> str:

@@ -127,7 +127,7 @@ class ExtensionHost:
     def set_active_tools(self, names: list[str]) -> None:
         raise self._missing("set_active_tools")
 
-    async def set_model(self, model: Any) -> bool:
+    async def set_model(self, model: Model) -> bool:
         raise self._missing("set_model")
 
     def get_thinking_level(self) -> str:
