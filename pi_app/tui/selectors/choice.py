@@ -8,7 +8,7 @@ instructions") posts ``Submitted(text)`` on Enter (Shift+Enter or Ctrl+J add a l
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -162,7 +162,9 @@ class BusyPanel(Vertical, can_focus=True):
     """
     FRAMES = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 
-    def __init__(self, text: str, on_interrupt: Any, *, animate: bool = True, **kwargs: Any) -> None:
+    def __init__(
+        self, text: str, on_interrupt: Callable[[], object], *, animate: bool = True, **kwargs: Any
+    ) -> None:
         super().__init__(**kwargs)
         self.text = text
         self.on_interrupt = on_interrupt

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from concurrent.futures import Future
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.style import Style
 from rich.text import Text
@@ -22,6 +22,9 @@ from textual.containers import Vertical
 from textual.widgets import Input, Static
 
 from pi_app.tui.input.keys import key_press
+
+if TYPE_CHECKING:
+    from pi_app.tui.input.keybindings import Keybindings
 
 
 class PanelDialog(Vertical, can_focus=True):
@@ -39,7 +42,7 @@ class PanelDialog(Vertical, can_focus=True):
         lines: list[str] | None = None,
         hint: str = "esc cancel",
         on_cancel: Callable[[], Any] | None = None,
-        keybindings: Any = None,
+        keybindings: Keybindings | None = None,
         id: str | None = None,
     ) -> None:
         super().__init__(id=id)
@@ -60,7 +63,7 @@ class PanelDialog(Vertical, can_focus=True):
         self._paint()
 
     @property
-    def focus_target(self) -> Any:
+    def focus_target(self) -> Input | PanelDialog:
         return self._input or self
 
     def _paint(self) -> None:
