@@ -34,7 +34,7 @@ import os
 import random
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Literal, cast
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 from rich.color import Color
 from rich.segment import Segment
@@ -42,6 +42,9 @@ from rich.style import Style
 from textual.strip import Strip
 
 from pi_app.tui.transcript.blocks.theme import BlockTheme, fg
+
+if TYPE_CHECKING:
+    from pi_app.ai.types import ImageContent
 
 log = logging.getLogger(__name__)
 
@@ -91,7 +94,7 @@ class ImageData:
     filename: str | None = None
 
     @classmethod
-    def from_content(cls, content: Any) -> ImageData:
+    def from_content(cls, content: ImageContent | dict[str, Any]) -> ImageData:
         """From an ``ImageContent`` (base64 ``data`` + ``mime_type``) or a dict in wire shape."""
         if isinstance(content, dict):
             raw, mime = content.get("data", ""), content.get("mimeType", "image/png")
@@ -340,7 +343,9 @@ class ImagePart:
         self._kitty = None
 
 
-def image_part(image: Any, renderer: ImageRenderer | None) -> ImagePart:
+def image_part(
+    image: ImageData | ImageContent | dict[str, Any] | str, renderer: ImageRenderer | None
+) -> ImagePart:
     """An ``ImagePart`` from ``ImageContent``, a wire dict, ``ImageData`` or a file path."""
     if isinstance(image, ImageData):
         data = image
