@@ -239,7 +239,7 @@ class SessionPickerModel:
                     break
 
     @property
-    def selected(self) -> Any:
+    def selected(self) -> SessionInfo | None:
         return self.rows[self.cursor.selected].info if self.rows else None
 
     def is_current(self, info: SessionInfo) -> bool:
