@@ -152,17 +152,12 @@ class SessionBridge:
         self._post(SessionReady(created, snapshot=session.snapshot()))
 
     def warm_up(self) -> None:
-        """Load the tokenizer on the agent thread. The footer's context estimates need it and its
-        first load takes a few hundred milliseconds: not on the UI thread at the first reply, and
-        not before the app has painted the session (model in the footer) either — the app calls
-        this after that frame (issue 20)."""
-        loop = self._loop
-        if loop is None:
-            return
-        try:
-            loop.call_soon_threadsafe(self._load_tokenizer)
-        except RuntimeError:  # the loop closed meanwhile (the app is quitting)
-            pass
+        """Load the tokenizer on a thread of its own. The footer's context estimates need it and
+        its first load takes a few hundred milliseconds: not on the UI thread at the first reply,
+        not on the agent loop (a prompt typed meanwhile would wait for it), and not before the app
+        has painted the session (model in the footer) either — the app calls this after that
+        frame (issue 20)."""
+        threading.Thread(target=self._load_tokenizer, name="pi-tokenizer", daemon=True).start()
 
     @staticmethod
     def _load_tokenizer() -> None:
