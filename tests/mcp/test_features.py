@@ -207,6 +207,7 @@ def test_abort_cancels_a_long_call_and_the_session_goes_on(
 
 
 SLOW_SERVER = """
+import os
 import sys
 import anyio
 from mcp.server.mcpserver import MCPServer
@@ -220,7 +221,10 @@ async def wait(seconds: float) -> str:
     try:
         await anyio.sleep(seconds)
     except anyio.get_cancelled_exc_class():
-        open(sys.argv[1], "w").write("cancelled")
+        # written whole, then renamed: the test polls for the file and must never see it empty
+        with open(sys.argv[1] + ".part", "w") as part:
+            part.write("cancelled")
+        os.replace(sys.argv[1] + ".part", sys.argv[1])
         raise
     return "waited"
 
