@@ -25,14 +25,15 @@ WEB_APP_ENV = "PI_WEB_APP"  # "1" in the environment of the app ``pi web`` serve
 
 
 def missing_extra(command: str) -> str | None:
-    """The install hint when a module of ``command``'s extra cannot be imported, else None."""
-    import importlib
+    """The install hint when a module of ``command``'s extra is not installed, else None.
+
+    Looked up, not imported: the shell imports its libraries itself, where it can quiet their
+    import-time warnings (asyncssh's DSA deprecation under newer ``cryptography``)."""
+    from importlib.util import find_spec
 
     extra, modules = SHELL_COMMANDS[command]
     for module in modules:
-        try:
-            importlib.import_module(module)
-        except ImportError:
+        if find_spec(module) is None:
             return f"pi {command} needs the '{extra}' extra ({module} is not installed): pip install 'pi-app[{extra}]'"
     return None
 

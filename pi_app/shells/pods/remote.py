@@ -15,8 +15,10 @@ from __future__ import annotations
 
 import os
 import shlex
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from types import ModuleType
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -28,6 +30,17 @@ _SSH_OPTIONS_WITH_ARGUMENT = set("BbcDEeFIiJLlmOopQRSWw")
 
 class PodError(Exception):
     """A failure worth one line to the user (no traceback)."""
+
+
+def _import_asyncssh() -> ModuleType:
+    """asyncssh, imported without the deprecation warnings newer ``cryptography`` releases raise
+    for the DSA support asyncssh still declares: five of them would reach the user's terminal
+    before any one-line answer (pods never offers DSA keys)."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=r"DSA is deprecated")
+        import asyncssh
+
+    return asyncssh
 
 
 @dataclass
@@ -150,7 +163,7 @@ class PodConnection:
 
     async def stream(self, command: str, on_text: Callable[[str], None], *, pty: bool = False) -> int:
         """Run ``command``, handing its output (stdout and stderr merged) to ``on_text`` as it comes."""
-        import asyncssh
+        asyncssh = _import_asyncssh()
 
         process = await self.connection.create_process(
             command, stderr=asyncssh.STDOUT, term_type="xterm" if pty else None
@@ -187,7 +200,7 @@ class connect:
         self._connection: asyncssh.SSHClientConnection | None = None
 
     async def __aenter__(self) -> PodConnection:
-        import asyncssh
+        asyncssh = _import_asyncssh()
 
         target = self.target
         options: dict[str, object] = {"connect_timeout": self.timeout_s}
