@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from pi_app.ai.auth import DictAuthContext, InMemoryCredentialStore
@@ -80,6 +82,12 @@ class Registry:
 
     def get_provider_ids(self) -> list[str]:
         return list(dict.fromkeys(x.provider for x in self.models))
+
+    def provider_models(self, provider: str) -> list[Model]:
+        return [x for x in self.models if x.provider == provider]
+
+    def get_error(self) -> str | None:
+        return None
 
     def find(self, provider: str, model_id: str) -> Model | None:
         return next((x for x in self.models if x.provider == provider and x.id == model_id), None)
@@ -218,3 +226,15 @@ def test_no_models_message_is_one_line_naming_a_key_and_the_file() -> None:
     text = no_models_message("/home/u/.pi/agent/models.json")
     assert "\n" not in text
     assert "ANTHROPIC_API_KEY" in text and "/home/u/.pi/agent/models.json" in text
+
+
+def test_a_named_provider_reads_only_its_own_catalogue(tmp_path: Path) -> None:
+    """``--provider X`` / ``--model X/id`` must not read the other 42 built-in catalogues (issue 20)."""
+    registry = ModelRegistry(InMemoryCredentialStore(), tmp_path / "models.json")
+    loaded = lambda: sorted(p.id for p in registry._built.values() if p.loader is None)  # noqa: E731
+    assert loaded() == []
+    assert resolve_cli_model(registry, "anthropic", "claude-opus-5-5").model is not None
+    assert resolve_cli_model(registry, None, "openai/gpt-6.2-sol").model is not None
+    assert loaded() == ["anthropic", "openai"]
+    resolve_cli_model(registry, None, "sonnet")  # a bare pattern can be anyone's
+    assert len(loaded()) > 40

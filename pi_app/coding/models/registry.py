@@ -595,6 +595,11 @@ class ModelRegistry:
                 self._snapshot = snapshot
         return snapshot
 
+    def provider_models(self, provider: str) -> Sequence[Model]:
+        """The models of ``provider`` alone (only its catalogue is read); empty when unknown."""
+        owner = self._built.get(provider)
+        return owner.get_models() if owner is not None else ()
+
     def find(self, provider: str, model_id: str) -> Model | None:
         # every model a provider holds names that provider, so only its own list can match
         owner = self._built.get(provider)
