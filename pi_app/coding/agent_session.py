@@ -350,6 +350,8 @@ class AgentSession(SessionSwitchingMixin):
             seq=self._snapshot_seq,
             session_id=self.session_id,
             session_file=self.session_file,
+            cwd=self.session_manager.get_cwd(),
+            session_dir=self.session_manager.get_session_dir(),
             session_name=self.session_name,
             model_id=model.id if model is not None else None,
             provider=model.provider if model is not None else None,

@@ -115,6 +115,10 @@ class SessionSnapshot:
     seq: int = field(default=0, compare=False)
     session_id: str = ""
     session_file: str | None = None
+    cwd: str = ""
+    """The session's working folder (its manager's)."""
+    session_dir: str = ""
+    """Where the session's folder keeps its files (``/resume`` lists them)."""
     session_name: str | None = None
     model_id: str | None = None
     provider: str | None = None

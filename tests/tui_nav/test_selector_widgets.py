@@ -297,3 +297,38 @@ def test_listing_reads_newest_files_first_and_caches_unchanged_summaries(
     infos = SessionManager.list("/home/user/project", tmp_path)
     assert reads == [paths[1]]  # only the file that changed is read again
     assert {i.path: i.message_count for i in infos}[paths[1]] == before[paths[1]] + 1
+
+
+async def test_a_picker_built_in_a_running_app_reads_before_it_is_mounted(tmp_path: Path) -> None:
+    """Issue 20 item 5: ``/resume`` builds its picker inside the app, and reading starts then, so
+    the rows read while it is being mounted are in its first frame (not a frame and a layout later)."""
+    import threading
+
+    newest = _plain_session(tmp_path, "the newest question")
+    reading = threading.Event()
+
+    def load(progress: Any) -> list[Any]:
+        reading.set()
+        return SessionManager.list("/home/user/project", tmp_path, progress, on_info=progress.row)
+
+    built: list[SessionPicker] = []
+    host = Host(Static("no picker yet"))
+    async with host.run_test(size=(100, 30)) as pilot:
+        host.call_later(lambda: built.append(SessionPicker(load, lambda progress: [])))  # in the app
+        await wait_for(pilot, lambda: built)
+        picker = built[0]
+        assert reading.wait(5) and not picker.is_mounted  # reading although nobody mounted it
+        await wait_for_thread(lambda: picker._reading["current"].rows)
+        await host.mount(picker)
+        assert picker.row_texts() == ["the newest question"]  # shown at mount, no message round
+        assert [r.info.path for r in picker.model.rows] == [newest]
+
+
+async def wait_for_thread(condition: Any, timeout: float = 5) -> None:
+    import asyncio
+
+    for _ in range(int(timeout / 0.01)):
+        if condition():
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError("condition not met in time")

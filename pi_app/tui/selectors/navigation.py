@@ -295,10 +295,10 @@ def rename_in_file(path: str, name: str) -> None:
 
 
 async def resume_flow(app: CommandHost) -> None:
-    cwd, session_dir, current = await request(
-        app,
-        lambda s: (s.session_manager.get_cwd(), s.session_manager.get_session_dir(), s.session_file),
-    )
+    # from the snapshot, not a round trip to the agent loop: the picker is then mounted (and its
+    # sessions read) in the frame that clears the editor (issue 20)
+    shown = app.snapshot
+    cwd, session_dir, current = shown.cwd, shown.session_dir, shown.session_file
 
     async def rename(path: str, name: str) -> None:
         if current is not None and os.path.abspath(path) == os.path.abspath(current):

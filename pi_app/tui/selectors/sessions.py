@@ -14,6 +14,7 @@ removes the file.
 
 from __future__ import annotations
 
+import contextvars
 import inspect
 import os
 import shutil
@@ -25,11 +26,12 @@ from datetime import UTC, datetime
 from typing import Any
 
 from rich.style import Style
-from textual import events, on, work
+from textual import events, on
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.message import Message
 from textual.strip import Strip
+from textual.types import NoActiveAppError
 
 from pi_app.tui.input.keys import key_press
 from pi_app.tui.selectors.bindings import DEFAULT_SELECTOR_KEYS, KeyMap
@@ -210,28 +212,49 @@ class SessionPicker(Vertical, can_focus=True):
         self.renaming: str | None = None
         self.view = LineView(self._paint, id="session-list")
         self.rename_field = InlineInput("Rename Session", self.keys)
+        self._reading: dict[str, _LoadProgress] = {}
+        try:
+            self.app  # noqa: B018 - built inside a running app (``/resume``), not before it (``pi -r``)
+        except NoActiveAppError:
+            pass
+        else:  # read while the picker is being mounted: the first rows are then in its first frame
+            self._load("current")
 
     def compose(self) -> ComposeResult:
         yield self.view
         yield self.rename_field
 
     def on_mount(self) -> None:
-        self._load("current")
+        reading = self._reading.get(self.scope)
+        if reading is None:
+            self._load(self.scope)
+        elif reading.rows:  # read before the picker was on the screen
+            self.model.set_sessions(list(reading.rows))
 
     # -- loading --------------------------------------------------------------------------------
 
     def _load(self, scope: str) -> None:
+        """Read ``scope``'s sessions on a thread of their own; rows arrive as they are read.
+
+        A plain thread rather than a Textual worker: the current folder's load starts as the
+        picker is built, before it is mounted (``/resume``'s first row came one frame and a
+        layout pass later when reading waited for the mount; issue 20). A picker closed meanwhile
+        just drops the messages that still arrive."""
         self._seq += 1
         self._latest[scope] = self._seq
         self.progress[scope] = (0, 0)
-        self._run_loader(scope, self._seq)
-        self.view.repaint()
+        reading = self._reading[scope] = _LoadProgress(self, scope, self._seq)
+        context = contextvars.copy_context()  # the app's: post_message from the thread finds it
+        threading.Thread(
+            target=context.run, args=(self._read_sessions, reading), name="session-picker", daemon=True
+        ).start()
+        if self.is_mounted:
+            self.view.repaint()
 
-    @work(thread=True, exit_on_error=False, group="session-picker")
-    def _run_loader(self, scope: str, seq: int) -> None:
-        progress = _LoadProgress(self, scope, seq)
+    def _read_sessions(self, reading: _LoadProgress) -> None:
+        scope, seq = reading.scope, reading.seq
         try:
-            sessions = list(self.loaders[scope](progress))
+            sessions = list(self.loaders[scope](reading))
         except Exception as exc:
             self.post_message(self._Loaded(scope, [], seq, str(exc) or type(exc).__name__))
             return
@@ -252,7 +275,8 @@ class SessionPicker(Vertical, can_focus=True):
             if painted is not None:
                 painted.set()
             return
-        if message.scope == self.scope:
+        # rows only grow while one load runs: a shorter list is older than what mount showed
+        if message.scope == self.scope and len(message.sessions) >= len(self.model.sessions):
             self.model.set_sessions(message.sessions)
             self.view.repaint()
         if painted is not None:
