@@ -18,9 +18,12 @@ and peak RSS of a ``-p`` child come from ``wait4`` in a bare helper process.
 - ``json``: bytes ``--mode json`` writes for answers of 4,000 and 16,000 characters in
   16-character deltas.
 - ``write``: ``pi -p`` whose model calls ``write`` with 30 MB of content in 64-character deltas.
-- ``hi``: ``pi -p hi`` (a two-letter answer): start-up, one request, exit.
+- ``hi``: ``pi -p hi`` (a two-letter answer): start-up, one request, exit. Its ``floor`` row is a
+  script with no pi code that imports asyncio and httpx (as pi does) and streams the same request
+  to the same server: the least any Python program on pi's libraries pays for it.
 - ``ready``: the app on a 120x40 pseudo-terminal: launch until the footer names the model (ready),
-  then a typed prompt until its answer is on the screen.
+  then a typed prompt until its answer is on the screen. Its ``floor`` row is a bare Textual app
+  whose first frame shows the text ``ready`` waits for.
 - ``stream``: in the app, a 200 KB answer in 64-character deltas, unpaced, into a new session and
   into a resumed session of 2,000 messages: CPU seconds of the app from Enter until the answer's
   last line is on the screen.
@@ -52,6 +55,7 @@ from pi_app.ai.testing import Step, text, tool_call  # noqa: E402
 from pi_app.coding.paths import encode_cwd  # noqa: E402
 from tests.fakes.llm_server import FakeLLMServer  # noqa: E402
 from tests.reliability.helpers import PiHome  # noqa: E402
+from tests.tui_term.pty_terminal import PtyTerminal  # noqa: E402
 
 PI = str(Path(sys.executable).with_name("pi"))
 PI16 = os.environ.get("PI16", "/work/ref/pi16/pi16")
@@ -243,16 +247,28 @@ class Bench:
         self.row("30 MB write call", figures)
 
     def hello(self) -> None:
-        print(f"pi -p hi (median of {self.runs}):")
+        print(f"pi -p hi (median of {self.runs}; floor: asyncio + httpx, one streamed request, no pi code):")
         self.note_missing()
-        figures = self.interleaved(["--no-session", "-p", "hi"], [[text("hi")]], self.runs)
+        self.programs["floor"] = self.floor_program("request", REQUEST_FLOOR)
+        try:
+            figures = self.interleaved(["--no-session", "-p", "hi"], [[text("hi")]], self.runs)
+        finally:
+            del self.programs["floor"]
         self.row("-p hi", figures)
 
     # -- the app on a pseudo-terminal --------------------------------------------------------------
 
-    def app(self, name: str, *args: str) -> Any:
-        from tests.tui_term.pty_terminal import PtyTerminal
+    def floor_program(self, name: str, source: str) -> str:
+        """An executable script (this interpreter, arguments ignored) measured beside pi as the
+        floor of the libraries pi is built on: what a target below it would have to beat."""
+        path = self.home.home / f"floor-{name}.py"
+        url = self.server.base_url + "/v1/chat/completions"
+        path.write_text(f"#!{sys.executable}\n" + source.replace("BASE_URL", url), encoding="utf-8")
+        path.chmod(0o755)
+        self.envs["floor"] = self.env
+        return str(path)
 
+    def app(self, name: str, *args: str) -> Any:
         return PtyTerminal(
             [self.programs[name], *args], size=SIZE, env=self.envs[name], cwd=str(self.home.project)
         )
@@ -264,6 +280,8 @@ class Bench:
         )
         self.note_missing()
         samples: dict[str, list[tuple[float, float]]] = {name: [] for name in self.programs}
+        floor = self.floor_program("textual", TEXTUAL_FLOOR)
+        floor_samples: list[float] = []
         for n in range(self.runs + 1):
             for name in self.programs:
                 self.server.reset()
@@ -280,7 +298,17 @@ class Bench:
                     term.close()
                 if n > 0:
                     samples[name].append((ready, answered))
-        self.scalar("ready (model in the footer)", {n: median(s, 0) for n, s in samples.items()}, "s")
+            started = time.perf_counter()
+            term = PtyTerminal([floor], size=SIZE, env=self.env, cwd=str(self.home.project))
+            try:
+                wait_screen(term, "fake-model")
+                if n > 0:
+                    floor_samples.append(time.perf_counter() - started)
+            finally:
+                term.close()
+        ready_figures = {n: median(s, 0) for n, s in samples.items()}
+        ready_figures["floor"] = statistics.median(floor_samples)
+        self.scalar("ready (model in the footer; floor: a bare Textual app's first frame)", ready_figures, "s")
         self.scalar("a typed prompt answered", {n: median(s, 1) for n, s in samples.items()}, "s")
 
     def streaming(self) -> None:
@@ -364,6 +392,41 @@ class Bench:
                 if n > 0:
                     samples[name].append(rate)
         self.scalar("wake-ups", {n: statistics.median(v) for n, v in samples.items()}, "/s", "6.1f")
+
+
+# -- floors: the libraries pi is built on, without pi ------------------------------------------------
+
+# asyncio and httpx (as pi imports it: without httpx's command-line client) send one streamed chat
+# request to the fake server and print the answer: all of ``pi -p hi`` but pi's own code
+REQUEST_FLOOR = """
+import pi_app  # only its guard that keeps httpx's CLI (click, rich) out, as in pi
+import asyncio, json, sys
+import httpx
+
+async def main():
+    body = {"model": "fake-model", "stream": True, "messages": [{"role": "user", "content": "hi"}]}
+    async with httpx.AsyncClient() as client:
+        async with client.stream("POST", "BASE_URL", json=body) as response:
+            async for line in response.aiter_lines():
+                if line.startswith("data: {"):
+                    for choice in json.loads(line[6:]).get("choices", []):
+                        sys.stdout.write((choice.get("delta") or {}).get("content") or "")
+    print()
+
+asyncio.run(main())
+"""
+
+# a Textual app whose first frame shows the text the ready measurement waits for
+TEXTUAL_FLOOR = """
+from textual.app import App
+from textual.widgets import Static
+
+class Bare(App):
+    def compose(self):
+        yield Static("fake-model")
+
+Bare().run()
+"""
 
 
 # -- helpers ---------------------------------------------------------------------------------------
