@@ -308,7 +308,9 @@ class Bench:
                 term.close()
         ready_figures = {n: median(s, 0) for n, s in samples.items()}
         ready_figures["floor"] = statistics.median(floor_samples)
-        self.scalar("ready (model in the footer; floor: a bare Textual app's first frame)", ready_figures, "s")
+        self.scalar(
+            "ready (model in the footer; floor: a bare Textual app's first frame)", ready_figures, "s"
+        )
         self.scalar("a typed prompt answered", {n: median(s, 1) for n, s in samples.items()}, "s")
 
     def streaming(self) -> None:
