@@ -332,3 +332,49 @@ async def wait_for_thread(condition: Any, timeout: float = 5) -> None:
             return
         await asyncio.sleep(0.01)
     raise AssertionError("condition not met in time")
+
+
+async def test_session_rows_with_wide_characters_keep_their_right_column(tmp_path: Path) -> None:
+    """A CJK or emoji first message takes two cells a character: the count and age at the right
+    stay whole and the row is exactly as wide as the picker (they were cut by one cell per wide
+    character, as seen in tmux beside pi 1.6.0)."""
+    import re
+
+    from rich.cells import cell_len
+
+    for text in ("第一个问题，你好", "second question 😀", "third: “引号”", "长" * 200):
+        _plain_session(tmp_path, text)
+    picker = SessionPicker(
+        lambda progress: SessionManager.list("/home/user/project", tmp_path, progress), lambda p: []
+    )
+    host = Host(picker)
+    async with host.run_test(size=(100, 30)) as pilot:
+        await wait_for(pilot, lambda: len(picker.model.rows) == 4)
+        rows = [line for line in picker.view.lines() if re.search(r" 2 \w+$", line)]  # count, age
+        assert len(rows) == 4, picker.view.lines()
+        assert all(cell_len(line) == picker.view.size.width for line in rows)
+        assert any("…" in line and "长长" in line for line in rows)  # cut to fit, marked
+
+
+def test_fit_counts_cells() -> None:
+    from rich.cells import cell_len
+
+    from pi_app.tui.selectors.lines import fit
+
+    runs = fit([("目录 ", None), ("你好世界你好世界", "accent")], 12)
+    assert cell_len("".join(text for text, _ in runs)) <= 12 and runs[-1][0] == "..."
+    assert fit([("ok", None)], 12) == [("ok", None)]
+
+
+async def test_fork_rows_with_wide_characters_keep_their_number() -> None:
+    from rich.cells import cell_len
+
+    sm = SessionManager("/home/user/project", None, persist=False)
+    for text in ("你好，世界。", "emoji 😀 question", "长" * 80):
+        sm.append_message(user(text))
+        sm.append_message(assistant("ok"))
+    selector = ForkSelector(fork_candidates(sm.get_entries()))
+    host = Host(selector)
+    async with host.run_test(size=(90, 30)):
+        rows = [line for line in selector.view.lines() if line.rstrip().endswith(("#1", "#2", "#3"))]
+        assert len(rows) == 3 and all(cell_len(line) == selector.view.size.width for line in rows)

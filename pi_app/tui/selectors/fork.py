@@ -14,12 +14,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from rich.cells import cell_len
 from textual import events
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.strip import Strip
 
 from pi_app.ai.util.content_text import content_text
+from pi_app.tui.editor.segments import truncate_cells
 from pi_app.tui.input.keys import key_press
 from pi_app.tui.selectors.bindings import DEFAULT_SELECTOR_KEYS, KeyMap
 from pi_app.tui.selectors.lines import LineView, rule, styled, theme_of
@@ -116,10 +118,9 @@ class ForkSelector(Vertical, can_focus=True):
         selected = index == self.cursor.selected
         number = f" #{index + 1} "
         room = max(1, width - 2 - len(number))
-        text = " ".join(self.candidates[index].text.split())
-        if len(text) > room:
-            text = text[: max(0, room - 1)] + "…"
-        runs = [("› " if selected else "  ", "accent"), (text.ljust(room), None), (number, "muted")]
+        text = truncate_cells(" ".join(self.candidates[index].text.split()), room, "…")  # cells: CJK
+        padded = text + " " * (room - cell_len(text))
+        runs = [("› " if selected else "  ", "accent"), (padded, None), (number, "muted")]
         return styled(runs, theme, width, bold=selected, background="selectedBg" if selected else None)
 
     def row_texts(self) -> list[str]:

@@ -14,11 +14,13 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any, Protocol, runtime_checkable
 
+from rich.cells import cell_len
 from rich.segment import Segment
 from rich.style import Style
 from textual.strip import Strip
 from textual.widget import Widget
 
+from pi_app.tui.editor.segments import truncate_cells
 from pi_app.tui.transcript.blocks.theme import FALLBACK_DARK, FALLBACK_LIGHT, BlockTheme
 
 Painter = Callable[[int], list[Strip]]
@@ -74,16 +76,18 @@ def styled(
 
 
 def fit(runs: list[Run], width: int, marker: str = "...") -> list[Run]:
-    """``runs`` cut to ``width`` characters, ending with ``marker`` when something was cut."""
-    if sum(len(text) for text, _ in runs) <= width:
+    """``runs`` cut to ``width`` cells (a CJK character takes two), ending with ``marker`` when
+    something was cut."""
+    if sum(cell_len(text) for text, _ in runs) <= width:
         return runs
-    room = max(0, width - len(marker))
+    room = max(0, width - cell_len(marker))
     out: list[Run] = []
     for text, token in runs:
         if room <= 0:
             break
-        out.append((text[:room], token))
-        room -= len(text[:room])
+        piece = truncate_cells(text, room, "")
+        out.append((piece, token))
+        room -= cell_len(piece)
     out.append((marker[: max(0, width)], out[-1][1] if out else None))
     return out
 

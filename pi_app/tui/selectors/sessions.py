@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from rich.cells import cell_len
 from rich.style import Style
 from textual import events, on
 from textual.app import ComposeResult
@@ -33,6 +34,7 @@ from textual.message import Message
 from textual.strip import Strip
 from textual.types import NoActiveAppError
 
+from pi_app.tui.editor.segments import truncate_cells
 from pi_app.tui.input.keys import key_press
 from pi_app.tui.selectors.bindings import DEFAULT_SELECTOR_KEYS, KeyMap
 from pi_app.tui.selectors.inline_input import InlineInput
@@ -326,8 +328,8 @@ class SessionPicker(Vertical, can_focus=True):
             ("  Sort: ", "muted"),
             (SORT_LABELS[self.model.sort_mode], "accent"),
         ]
-        right_width = sum(len(text) for text, _ in right)
-        gap = max(1, width - len(title) - right_width - 2)
+        right_width = sum(cell_len(text) for text, _ in right)
+        gap = max(1, width - cell_len(title) - right_width - 2)
         return styled([("  ", None), (title, Style(bold=True)), (" " * gap, None), *right], theme, width)
 
     def _hints(self, theme: Any, width: int) -> list[Strip]:
@@ -398,9 +400,9 @@ class SessionPicker(Vertical, can_focus=True):
             right = f"{_short_path(info.path)} {right}"
         prefix = row.tree_prefix()
         text = " ".join((info.name or info.first_message).split())
-        room = max(10, width - 2 - len(prefix) - len(right) - 2)
-        if len(text) > room:
-            text = text[: room - 1] + "…"
+        # cells, not characters: a CJK or emoji first message takes two cells a character
+        fixed = 2 + cell_len(prefix) + cell_len(right)
+        text = truncate_cells(text, max(10, width - fixed - 2), "…")
         deleting = info.path == self.confirming_delete
         colour = (
             "error"
@@ -411,7 +413,7 @@ class SessionPicker(Vertical, can_focus=True):
             if info.name
             else None
         )
-        gap = max(1, width - 2 - len(prefix) - len(text) - len(right))
+        gap = max(1, width - fixed - cell_len(text))
         runs: list[Run] = [
             ("› " if selected else "  ", "accent"),
             (prefix, "dim"),
