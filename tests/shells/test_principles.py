@@ -117,7 +117,7 @@ def test_mcp_lives_in_one_package_and_no_background_bash() -> None:
 
     from pi_app.coding.tools.bash import BashParams
 
-    assert set(BashParams.model_fields) == {"command", "timeout"}  # no background/detach switch
+    assert set(BashParams.__struct_fields__) == {"command", "timeout"}  # no background/detach switch
 
 
 # -- R-PODS-01, 70/R-WEB-01, §1.3, DP-09: what the layers must not know --------------------------
