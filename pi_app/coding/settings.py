@@ -60,7 +60,7 @@ NESTED_KEYS = frozenset(
 # ---------------------------------------------------------------------------------------------
 
 
-class _Section(msgspec.Struct, rename="camel", kw_only=True):
+class _Section(msgspec.Struct, rename="camel"):
     """The view and its sections: camelCase keys in the file, snake_case attributes; the Python
     names are accepted too (pydantic's ``populate_by_name``, which the pydantic view had), unknown
     keys are ignored (the raw dict keeps them)."""

@@ -71,7 +71,7 @@ def _pydantic(tp: Any, value: object, strict: bool) -> tuple[str, Any]:
 def _ours(tp: Any, value: object, strict: bool) -> tuple[str, Any]:
     holder = msgspec.defstruct("Holder", [("v", tp)])
     try:
-        return ("ok", getattr(convert({"v": value}, holder, strict=strict), "v"))
+        return ("ok", msgspec.structs.asdict(convert({"v": value}, holder, strict=strict))["v"])
     except ConversionError as exc:
         return ("errors", [(e.loc[1:], e.type, e.msg) for e in exc.errors])
 

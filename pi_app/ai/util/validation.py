@@ -45,7 +45,7 @@ class ToolValidationError(ValueError):
     """Arguments did not match the tool's schema; the message is meant for the model."""
 
 
-class StructParams(msgspec.Struct, kw_only=True, dict=True):
+class StructParams(msgspec.Struct, dict=True):
     """Tool parameters as a ``msgspec.Struct`` (see the module docstring). A subclass records its
     ``wire_schema``, which must describe its fields; unknown keys are ignored (pydantic's default)."""
 

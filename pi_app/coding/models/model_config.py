@@ -69,7 +69,7 @@ DOCUMENTED_COMPAT_KEYS = frozenset(
 NonEmptyStr = Annotated[str, msgspec.Meta(min_length=1)]
 
 
-class _Schema(msgspec.Struct, rename="camel", kw_only=True, dict=True):
+class _Schema(msgspec.Struct, rename="camel", dict=True):
     """camelCase keys, snake_case attributes (Python names accepted too), unknown keys refused."""
 
     unknown_fields: ClassVar[UnknownFields] = "forbid"
@@ -90,7 +90,7 @@ class ThinkingLevelMapConfig(_Schema):
     max: str | None = None
 
 
-class VercelGatewayRouting(msgspec.Struct, kw_only=True, dict=True):
+class VercelGatewayRouting(msgspec.Struct, dict=True):
     unknown_fields: ClassVar[UnknownFields] = "allow"
     only: list[str] | None = None
     order: list[str] | None = None
@@ -225,7 +225,7 @@ class ProviderConfig(_Schema):
     model_overrides: dict[str, ModelOverride] | None = None
 
 
-class ModelsConfig(_Schema, kw_only=True):  # kw_only again: for mypy, a required field after a default
+class ModelsConfig(_Schema, kw_only=True):  # a required field after a default (kw_only is per class)
     schema_: str | None = msgspec.field(default=None, name="$schema")
     providers: dict[str, ProviderConfig]
 
