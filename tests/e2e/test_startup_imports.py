@@ -217,3 +217,25 @@ def test_the_app_shows_its_model_without_importing_pydantic(
     modules = json.loads(out.read_text(encoding="utf-8"))
     assert "pi_app.coding.agent_session" in modules and "pi_app.tui.app" in modules  # the session is built
     assert _pydantic_loaded(modules) == []
+
+
+def test_is_pydantic_model_imports_no_pydantic() -> None:
+    """Nothing can be a pydantic model before pydantic is loaded, so the check loads nothing; an
+    extension's model is still one once it exists (issue 20)."""
+    script = (
+        "import sys\n"
+        "from pi_app.ai.util.validation import is_pydantic_model, validate_tool_arguments\n"
+        "from pi_app.coding.tools import create_tool\n"
+        "print(is_pydantic_model(dict), is_pydantic_model(create_tool('read', '/').parameters))\n"
+        "print(validate_tool_arguments(create_tool('read', '/'), {'path': 'a', 'offset': '2'}))\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('pydantic', 'pydantic_core')))\n"
+        "from pi_app.ext import ToolParams\n"
+        "class Params(ToolParams):\n"
+        "    x: int\n"
+        "print(is_pydantic_model(Params))\n"
+    )
+    proc = subprocess.run(
+        [str(Path(PI).with_name("python")), "-c", script], capture_output=True, text=True, timeout=60
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.splitlines() == ["False False", "{'path': 'a', 'offset': 2.0}", "[]", "True"]
