@@ -14,7 +14,8 @@ pi sends). Extensions declare pydantic models on ``ToolParams`` (``tool_params``
 for) or raw JSON-Schema dicts; ``define_tool`` takes either kind of class.
 
 Decision (issue 20): the built-ins left pydantic so that start-up, and the first tool call too,
-import none of it (pydantic and its models were a third of ``pi -p``'s start). Their arguments are
+import none of it (pydantic and its models were a quarter of ``pi -p``'s start; a streamed call
+loads only ``pydantic_core``'s JSON parser, ``pi_app.ai.util.partial_json``). Their arguments are
 validated by ``pi_app.ai.util.structs`` with pydantic's lax rules and texts, so what a tool accepts
 ("5" as a number, null for an optional field, unknown keys dropped) and what the model reads when it
 gets one wrong stay exactly as they were; ``tests/tools/test_builtin_params.py`` runs the old
