@@ -178,12 +178,10 @@ def _fail(errors: list[ErrorDetail], loc: Loc, kind: str, msg: str) -> Any:
 
 
 def _validate(value: Any, tp: Any, loc: Loc, errors: list[ErrorDetail], strict: bool) -> Any:
-    if tp is str:
-        return (
-            value
-            if isinstance(value, str)
-            else _fail(errors, loc, "string_type", "Input should be a valid string")
-        )
+    if tp is str:  # lax or strict: a number is never a string
+        if isinstance(value, str):
+            return value
+        return _fail(errors, loc, "string_type", "Input should be a valid string")
     if tp is bool:
         return _bool(value, loc, errors, strict)
     if tp is int:
