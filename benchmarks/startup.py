@@ -27,6 +27,13 @@ renders ``inspect.signature`` into each ``__doc__``). Most of what remains is im
 ~200 dataclasses (``exec`` of their generated methods, a third of all instructions), pydantic and
 its models (settings, ``models.json``, tool parameters), httpx.
 
+Issue 20 took pydantic off the start path (settings, ``models.json``, the built-in tools'
+parameters and the RPC commands became msgspec Structs; ``tests/e2e/test_startup_imports.py`` pins
+it). Against the revision before it in the same run, 11 runs on a busy 2-core VM (load ~1.5):
+``-p`` median 0.416 s wall / 0.414 s CPU / 34.1 MiB against 0.511 s / 0.505 s / 42.7 MiB (-19 %;
+a quieter run gave 0.339 s against 0.456 s, -26 %); ``--version`` unchanged. Instructions of one
+``-p`` run: 1.021 G against 1.403 G (-27 %).
+
 Comparing with another revision: ``--baseline DIR`` names a source tree of it (for example
 ``git archive main | tar -x -C DIR``); its runs take ``pi_app`` from there (``PYTHONPATH``) and
 alternate with this tree's, so both sets of figures see the same machine load. Timings on a shared

@@ -6,7 +6,8 @@ by the upper layer understands them.
 
 A tool is anything with the ``AgentTool`` attributes (structural typing; R-PHIL-07): a plain
 dataclass with ``name``, ``label``, ``description``, ``parameters`` and ``execute`` works.
-``parameters`` is a pydantic model class or a JSON-Schema dict (00-index.md, decision D-15).
+``parameters`` is a pydantic model class, a ``StructParams`` Struct (the built-in tools') or a
+JSON-Schema dict (00-index.md, decision D-15; ``pi_app.ai.util.validation``).
 """
 
 from __future__ import annotations

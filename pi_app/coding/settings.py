@@ -5,10 +5,13 @@ What this module owns (spec 30 §2.12, R-SET-01…11, decision D-27):
 - The raw dict of each scope is the source of truth. It is what gets saved, so unknown keys and
   the user's key order survive; defaults live in getters and are never written (I7).
 - The effective view is ``deep_merge(global, project)`` then the CLI overrides (never saved), read
-  through ``Settings``, a pydantic model filled from the merged dict. A value of the wrong
-  type is ignored (with a one-line error) rather than breaking startup. The few ``PI_*``
-  environment variables go through ``PiEnvironment`` (pydantic-settings), built on first use so
-  that start-up does not import pydantic-settings.
+  through ``Settings``, a ``msgspec.Struct`` filled from the merged dict by
+  ``pi_app.ai.util.structs.convert`` with pydantic's lax coercion (the view was a pydantic model
+  until issue 20; importing pydantic and building its models was a large share of start-up). A
+  top-level key whose value has the wrong type is ignored (with a one-line error) rather than
+  breaking startup; unknown keys are ignored by the view and kept in the raw dict. The few ``PI_*``
+  environment variables go through ``PiEnvironment`` (pydantic-settings), built on first use (only
+  two getters read it, and only for a key the files leave out), so start-up imports no pydantic.
 - Setters change one scope in memory, remember which keys (and nested sub-keys) this process
   changed, and save at once: under ``<file>.lock`` the file is re-read and migrated, only the
   changed keys are overwritten, and the result replaces the file atomically (D-25). So a key another
@@ -32,11 +35,11 @@ import threading
 from collections.abc import Callable
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol
 
-from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError
-from pydantic.alias_generators import to_camel
+import msgspec
 
+from pi_app.ai.util.structs import ConversionError, convert
 from pi_app.coding import paths
 from pi_app.coding.filelock import LockTimeout, atomic_write, file_lock
 from pi_app.coding.settings_files import SettingsParseError, parse_json_object, read_json_object
@@ -57,8 +60,12 @@ NESTED_KEYS = frozenset(
 # ---------------------------------------------------------------------------------------------
 
 
-class _Section(BaseModel):
-    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="allow")
+class _Section(msgspec.Struct, rename="camel"):
+    """The view and its sections: camelCase keys in the file, snake_case attributes; the Python
+    names are accepted too (pydantic's ``populate_by_name``, which the pydantic view had), unknown
+    keys are ignored (the raw dict keeps them)."""
+
+    populate_by_name: ClassVar[bool] = True
 
 
 class CompactionSettings(_Section):
@@ -84,7 +91,7 @@ class RetrySettings(_Section):
     enabled: bool = True
     max_retries: int = 3
     base_delay_ms: int = 2000
-    provider: ProviderRetrySettings = Field(default_factory=ProviderRetrySettings)
+    provider: ProviderRetrySettings = msgspec.field(default_factory=ProviderRetrySettings)
 
 
 class TerminalSettings(_Section):
@@ -116,17 +123,13 @@ class MarkdownSettings(_Section):
     """pi 1.6.0: "off" | "final" | "streaming" (another value means the default)."""
 
 
-class Settings(BaseModel):
-    """The effective settings (defaults of spec 30 §2.12). Built from the merged scopes only.
+class Settings(_Section):
+    """The effective settings (defaults of spec 30 §2.12). Built from the merged scopes only, by
+    ``pi_app.ai.util.structs.convert`` in pydantic's lax mode (``"3"`` is 3, ``"yes"`` is true).
 
-    A plain model, not a ``BaseSettings``: only the merged files feed this view, and importing
-    pydantic-settings costs a noticeable share of start-up. The few ``PI_*`` variables pi honours
-    are in ``PiEnvironment``.
+    Only the merged files feed this view. The few ``PI_*`` variables pi honours are in
+    ``PiEnvironment``.
     """
-
-    model_config = ConfigDict(
-        alias_generator=to_camel, populate_by_name=True, extra="ignore", validate_default=False
-    )
 
     default_provider: str | None = None
     default_model: str | None = None
@@ -139,23 +142,23 @@ class Settings(BaseModel):
     follow_up_mode: Literal["all", "one-at-a-time"] = "one-at-a-time"
     theme: str | None = None
     hide_thinking_block: bool = False
-    compaction: CompactionSettings = Field(default_factory=CompactionSettings)
-    branch_summary: BranchSummarySettings = Field(default_factory=BranchSummarySettings)
-    checkpoints: CheckpointSettings = Field(default_factory=CheckpointSettings)
-    retry: RetrySettings = Field(default_factory=RetrySettings)
-    terminal: TerminalSettings = Field(default_factory=TerminalSettings)
-    images: ImageSettings = Field(default_factory=ImageSettings)
+    compaction: CompactionSettings = msgspec.field(default_factory=CompactionSettings)
+    branch_summary: BranchSummarySettings = msgspec.field(default_factory=BranchSummarySettings)
+    checkpoints: CheckpointSettings = msgspec.field(default_factory=CheckpointSettings)
+    retry: RetrySettings = msgspec.field(default_factory=RetrySettings)
+    terminal: TerminalSettings = msgspec.field(default_factory=TerminalSettings)
+    images: ImageSettings = msgspec.field(default_factory=ImageSettings)
     thinking_budgets: dict[str, int] | None = None
     shell_path: str | None = None
     shell_command_prefix: str | None = None
     npm_command: list[str] | None = None
-    packages: list[Any] = Field(default_factory=list)
-    extensions: list[str] = Field(default_factory=list)
-    skills: list[str] = Field(default_factory=list)
-    prompts: list[str] = Field(default_factory=list)
-    themes: list[str] = Field(default_factory=list)
+    packages: list[Any] = msgspec.field(default_factory=list)
+    extensions: list[str] = msgspec.field(default_factory=list)
+    skills: list[str] = msgspec.field(default_factory=list)
+    prompts: list[str] = msgspec.field(default_factory=list)
+    themes: list[str] = msgspec.field(default_factory=list)
     enable_skill_commands: bool = True
-    markdown: MarkdownSettings = Field(default_factory=MarkdownSettings)
+    markdown: MarkdownSettings = msgspec.field(default_factory=MarkdownSettings)
     editor_padding_x: int = 0
     autocomplete_max_visible: int = 5
     show_hardware_cursor: bool | None = None
@@ -178,8 +181,10 @@ class Settings(BaseModel):
 def pi_environment_class() -> type[BaseSettings]:
     """``PiEnvironment``: the ``PI_*`` environment variables that change settings-related behaviour.
 
-    Defined on first use so that pydantic-settings is imported only when a getter needs it.
+    Defined on first use so that pydantic(-settings) is imported only when a getter needs it: the
+    two getters that read it fall back to it only when the setting is not in a file.
     """
+    from pydantic import AliasChoices, Field
     from pydantic_settings import BaseSettings, SettingsConfigDict
 
     class PiEnvironment(BaseSettings):
@@ -198,6 +203,8 @@ def pi_environment_class() -> type[BaseSettings]:
 
 
 def _env() -> Any:
+    from pydantic import ValidationError
+
     environment = pi_environment_class()
     try:
         return environment()
@@ -392,9 +399,9 @@ class SettingsManager:
         data = dict(merged)
         for _ in range(len(data) + 1):
             try:
-                return Settings(**data)
-            except ValidationError as exc:
-                bad = {err["loc"][0] for err in exc.errors() if err.get("loc")}
+                return convert(data, Settings)
+            except ConversionError as exc:
+                bad = dict.fromkeys(err.loc[0] for err in exc.errors if err.loc)
                 if not bad:
                     break
                 for key in bad:
@@ -579,7 +586,7 @@ class SettingsManager:
     def get_compaction_settings(self, model: str | None = None) -> CompactionSettings:
         """The compaction settings; for ``model`` (``provider/modelId``) its ``modelOverrides``
         entry replaces ``reserveTokens``/``keepRecentTokens`` field by field (pi 1.6.0)."""
-        settings = self._view.compaction.model_copy()
+        settings = copy.copy(self._view.compaction)
         override = (settings.model_overrides or {}).get(model) if model else None
         if isinstance(override, dict):
             for key, attr in (
@@ -595,13 +602,13 @@ class SettingsManager:
         return self._view.compaction.enabled
 
     def get_branch_summary_settings(self) -> BranchSummarySettings:
-        return self._view.branch_summary.model_copy()
+        return copy.copy(self._view.branch_summary)
 
     def get_checkpoint_settings(self) -> CheckpointSettings:
-        return self._view.checkpoints.model_copy()
+        return copy.copy(self._view.checkpoints)
 
     def get_retry_settings(self) -> RetrySettings:
-        return self._view.retry.model_copy(deep=True)
+        return copy.deepcopy(self._view.retry)
 
     def get_show_images(self) -> bool:
         return self._view.terminal.show_images

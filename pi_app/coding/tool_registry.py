@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from pi_app.ai.util.validation import is_struct_params, tool_parameters_schema
 from pi_app.coding.extensions.types import RegisteredTool, ToolInfo
 
 DEFAULT_ACTIVE_TOOLS = ("read", "bash", "edit", "write")
@@ -33,9 +34,12 @@ class RefreshResult:
 
 
 def parameters_schema(parameters: Any) -> dict[str, Any]:
-    """A JSON-Schema dict for a tool's ``parameters`` (a dict or a pydantic model class)."""
+    """A JSON-Schema dict for a tool's ``parameters`` (a dict, a pydantic model class, or a
+    built-in tool's ``StructParams``, whose recorded wire schema it is)."""
     if isinstance(parameters, Mapping):
         return dict(parameters)
+    if is_struct_params(parameters):
+        return tool_parameters_schema(parameters)
     schema_fn = getattr(parameters, "model_json_schema", None)
     if schema_fn is not None:
         return schema_fn(by_alias=True)

@@ -113,11 +113,11 @@ def test_mcp_lives_in_one_package_and_no_background_bash() -> None:
             assert top not in ("mcp", "mcp_types"), f"{path.relative_to(REPO)}:{lineno} imports {name}"
     from pi_app.coding.settings import Settings
 
-    assert not [f for f in Settings.model_fields if "mcp" in f.lower()]
+    assert not [f for f in Settings.__struct_fields__ if "mcp" in f.lower()]
 
     from pi_app.coding.tools.bash import BashParams
 
-    assert set(BashParams.model_fields) == {"command", "timeout"}  # no background/detach switch
+    assert set(BashParams.__struct_fields__) == {"command", "timeout"}  # no background/detach switch
 
 
 # -- R-PODS-01, 70/R-WEB-01, §1.3, DP-09: what the layers must not know --------------------------

@@ -1,6 +1,13 @@
 """Tool schemas and argument validation (R-AI-96, R-AI-97, 00-index.md decision D-15).
 
-A tool's ``parameters`` is a pydantic model class (preferred) or a raw JSON-Schema dict.
+A tool's ``parameters`` is one of three things:
+
+- a ``StructParams`` subclass (the built-in tools' form since issue 20): a ``msgspec.Struct`` whose
+  ``wire_schema`` class variable is the JSON Schema sent to the model, recorded by the class, and
+  whose fields are filled by ``pi_app.ai.util.structs`` with pydantic's lax coercion and error texts;
+- a pydantic model class (what extensions declare, ``ToolParams``): its schema is generated;
+- a raw JSON-Schema dict, validated by the small AJV-style validator at the end of this module.
+
 ``tool_parameters_schema`` gives the wire schema (always a dict); ``validate_tool_arguments``
 returns a coerced copy of the arguments as a plain dict, or raises ``ToolValidationError`` whose
 text is shown verbatim to the model::
@@ -10,24 +17,53 @@ text is shown verbatim to the model::
 
     Received arguments:
     { ... }
+
+pydantic is never imported here: a run whose tools are all built-in and whose answers are plain
+text must not pay for it (issue 20). ``is_pydantic_model`` looks in ``sys.modules`` (a class can
+only be a pydantic model once ``pydantic.main`` is loaded), and the pydantic branch imports what it
+needs when it meets a model.
 """
 
 from __future__ import annotations
 
 import copy
 import json
+import sys
 import weakref
-from typing import Any, TypeGuard
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any, ClassVar, TypeGuard
 
-from pydantic import BaseModel, ValidationError
+import msgspec
+
+from pi_app.ai.util.structs import ConversionError, convert, dump
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
 
 
 class ToolValidationError(ValueError):
     """Arguments did not match the tool's schema; the message is meant for the model."""
 
 
+class StructParams(msgspec.Struct, dict=True):
+    """Tool parameters as a ``msgspec.Struct`` (see the module docstring). A subclass records its
+    ``wire_schema``, which must describe its fields; unknown keys are ignored (pydantic's default)."""
+
+    wire_schema: ClassVar[dict[str, Any]] = {"type": "object", "properties": {}}
+
+
+def is_struct_params(parameters: object) -> TypeGuard[type[StructParams]]:
+    return isinstance(parameters, type) and issubclass(parameters, StructParams)
+
+
 def is_pydantic_model(parameters: object) -> TypeGuard[type[BaseModel]]:
-    return isinstance(parameters, type) and issubclass(parameters, BaseModel)
+    """Without ``pydantic.main`` loaded nothing can be a pydantic model, and nothing is imported."""
+    pydantic_main = sys.modules.get("pydantic.main")
+    return (
+        pydantic_main is not None
+        and isinstance(parameters, type)
+        and issubclass(parameters, pydantic_main.BaseModel)
+    )
 
 
 def _inline_refs(schema: Any, defs: dict[str, Any]) -> Any:
@@ -65,8 +101,10 @@ _WIRE_SCHEMAS: weakref.WeakKeyDictionary[type[BaseModel], tuple[object, dict[str
 
 
 def tool_parameters_schema(parameters: Any) -> dict[str, Any]:
-    """The JSON Schema sent on the wire: ``$defs`` inlined, pydantic titles dropped. A model's
-    schema is a fresh copy on each call (a caller may change it)."""
+    """The JSON Schema sent on the wire: a Struct's recorded schema; a pydantic model's with
+    ``$defs`` inlined and titles dropped. Either is a fresh copy on each call (a caller may change it)."""
+    if is_struct_params(parameters):
+        return copy.deepcopy(parameters.wire_schema)
     if is_pydantic_model(parameters):
         cached = _WIRE_SCHEMAS.get(parameters)
         if cached is not None and cached[0] is parameters.__dict__.get("__pydantic_core_schema__"):
@@ -102,15 +140,15 @@ def _format_failure(name: str, problems: list[str], arguments: Any) -> str:
     return "\n".join(lines)
 
 
-def _pydantic_problems(exc: ValidationError) -> list[str]:
+def _problems(errors: Iterable[tuple[tuple[Any, ...], str, str]]) -> list[str]:
+    """One line per error (``loc``, ``type``, ``msg``), pydantic's or ``structs``'s alike."""
     problems = []
-    for err in exc.errors():
-        loc = [str(p) for p in err.get("loc", ())]
-        if err.get("type") == "missing" and loc:
-            path = "/".join(loc)
-            problems.append(f"{path}: must have required property '{loc[-1]}'")
+    for loc, kind, msg in errors:
+        parts = [str(p) for p in loc]
+        if kind == "missing" and parts:
+            problems.append(f"{'/'.join(parts)}: must have required property '{parts[-1]}'")
         else:
-            problems.append(f"{'/'.join(loc) or 'root'}: {err.get('msg', 'invalid')}")
+            problems.append(f"{'/'.join(parts) or 'root'}: {msg}")
     return problems
 
 
@@ -119,15 +157,27 @@ def validate_tool_arguments(tool: Any, arguments: Any) -> dict[str, Any]:
     args = getattr(arguments, "arguments", arguments)
     name = getattr(tool, "name", "?")
     parameters = getattr(tool, "parameters", None)
+    if is_struct_params(parameters):
+        try:
+            struct = convert(args if args is not None else {}, parameters)
+        except ConversionError as exc:
+            problems = _problems((e.loc, e.type, e.msg) for e in exc.errors)
+            raise ToolValidationError(_format_failure(name, problems, args)) from None
+        return dump(struct, by_alias=True, exclude_unset=True)
     if is_pydantic_model(parameters):
+        from pydantic import ValidationError
+
         try:
             instance = parameters.model_validate(args if args is not None else {})
         except ValidationError as exc:
-            raise ToolValidationError(_format_failure(name, _pydantic_problems(exc), args)) from None
+            problems = _problems(
+                (e.get("loc", ()), e.get("type", ""), e.get("msg", "invalid")) for e in exc.errors()
+            )
+            raise ToolValidationError(_format_failure(name, problems, args)) from None
         return instance.model_dump(by_alias=True, exclude_unset=True)
     if isinstance(parameters, dict):
         coerced = copy.deepcopy(args) if args is not None else {}
-        problems: list[str] = []
+        problems = []
         value = _validate(coerced, parameters, "", problems)
         if problems:
             raise ToolValidationError(_format_failure(name, problems, args))

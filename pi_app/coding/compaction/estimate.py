@@ -146,7 +146,7 @@ class CompactionSettings:
 
     @classmethod
     def from_any(cls, value: Any) -> CompactionSettings:
-        """Accept this class, the settings module's pydantic section, or None."""
+        """Accept this class, the settings module's ``compaction`` section, or None."""
         if value is None:
             return cls()
         return cls(

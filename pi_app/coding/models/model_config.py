@@ -1,9 +1,11 @@
 """The ``models.json`` schema, its loader and its error texts (spec 40 §2.14.2, R-MOD-01..03, D-8).
 
-The file keeps pi 0.73.1's camelCase keys; the pydantic models here use snake_case attributes with
-camelCase aliases. Validation is strict about types (a string is not a number) and rejects unknown
-keys, so a typo such as ``baseURL`` is reported instead of silently ignored. ``compat`` accepts the
-union of pi 0.73.1's per-API compat keys (completions, responses, anthropic) plus the legacy
+The file keeps pi 0.73.1's camelCase keys; the ``msgspec.Struct``s here use snake_case attributes
+with camelCase encoded names. ``pi_app.ai.util.structs.convert`` fills them in pydantic's strict
+mode and words each problem as pydantic did (the schema was pydantic models until issue 20 took
+pydantic off the start path): strict about types (a string is not a number) and unknown keys are
+found, so a typo such as ``baseURL`` is reported instead of silently ignored. ``compat`` accepts
+the union of pi 0.73.1's per-API compat keys (completions, responses, anthropic) plus the legacy
 ``reasoningEffortMap``.
 
 ``load_models_config(path)`` never raises for content problems: it returns ``(config, None)``,
@@ -23,11 +25,11 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
-from pydantic.alias_generators import to_camel
-from pydantic_core import ErrorDetails
+import msgspec
+
+from pi_app.ai.util.structs import ConversionError, ErrorDetail, UnknownFields, convert, dump, replace
 
 InputKind = Literal["text", "image"]
 ThinkingLevelName = Literal["off", "minimal", "low", "medium", "high", "xhigh", "max"]
@@ -64,14 +66,18 @@ DOCUMENTED_COMPAT_KEYS = frozenset(
 )
 
 
-class _Schema(BaseModel):
-    model_config = ConfigDict(
-        alias_generator=to_camel, populate_by_name=True, extra="forbid", strict=True, defer_build=True
-    )
+NonEmptyStr = Annotated[str, msgspec.Meta(min_length=1)]
+
+
+class _Schema(msgspec.Struct, rename="camel", dict=True):
+    """camelCase keys, snake_case attributes (Python names accepted too), unknown keys refused."""
+
+    unknown_fields: ClassVar[UnknownFields] = "forbid"
+    populate_by_name: ClassVar[bool] = True
 
     def to_json_dict(self) -> dict[str, Any]:
         """The camelCase form with unset keys left out (what the file said)."""
-        return self.model_dump(by_alias=True, exclude_unset=True)
+        return dump(self, by_alias=True, exclude_unset=True)
 
 
 class ThinkingLevelMapConfig(_Schema):
@@ -84,8 +90,8 @@ class ThinkingLevelMapConfig(_Schema):
     max: str | None = None
 
 
-class VercelGatewayRouting(BaseModel):
-    model_config = ConfigDict(extra="allow", strict=True, defer_build=True)
+class VercelGatewayRouting(msgspec.Struct, dict=True):
+    unknown_fields: ClassVar[UnknownFields] = "allow"
     only: list[str] | None = None
     order: list[str] | None = None
 
@@ -94,9 +100,7 @@ class CompatConfig(_Schema):
     """The compat keys this pi acts on are typed fields; the other keys pi 1.6.0 documents
     (``DOCUMENTED_COMPAT_KEYS``) are kept as extra values, so they reach the model's ``compat``."""
 
-    model_config = ConfigDict(
-        alias_generator=to_camel, populate_by_name=True, extra="allow", strict=True, defer_build=True
-    )
+    unknown_fields: ClassVar[UnknownFields] = "allow"
     # openai-completions
     supports_store: bool | None = None
     supports_developer_role: bool | None = None
@@ -146,10 +150,10 @@ class CostOverride(_Schema):
 
 
 class ImageResizeConfig(_Schema):
-    max_width: int | None = Field(default=None, gt=0)
-    max_height: int | None = Field(default=None, gt=0)
-    max_bytes: int | None = Field(default=None, gt=0)
-    jpeg_quality: int | None = Field(default=None, ge=1, le=100)
+    max_width: Annotated[int, msgspec.Meta(gt=0)] | None = None
+    max_height: Annotated[int, msgspec.Meta(gt=0)] | None = None
+    max_bytes: Annotated[int, msgspec.Meta(gt=0)] | None = None
+    jpeg_quality: Annotated[int, msgspec.Meta(ge=1, le=100)] | None = None
 
 
 class ImageLimitsConfig(_Schema):
@@ -174,10 +178,10 @@ SamplingParams = dict[str, Any]
 
 
 class ModelDefinition(_Schema):
-    id: str = Field(min_length=1)
-    name: str | None = Field(default=None, min_length=1)
-    api: str | None = Field(default=None, min_length=1)
-    base_url: str | None = Field(default=None, min_length=1)
+    id: NonEmptyStr
+    name: NonEmptyStr | None = None
+    api: NonEmptyStr | None = None
+    base_url: NonEmptyStr | None = None
     reasoning: bool | None = None
     thinking_level_map: ThinkingLevelMapConfig | None = None
     input: list[InputKind] | None = None
@@ -193,7 +197,7 @@ class ModelDefinition(_Schema):
 
 
 class ModelOverride(_Schema):
-    name: str | None = Field(default=None, min_length=1)
+    name: NonEmptyStr | None = None
     reasoning: bool | None = None
     thinking_level_map: ThinkingLevelMapConfig | None = None
     input: list[InputKind] | None = None
@@ -209,10 +213,10 @@ class ModelOverride(_Schema):
 
 
 class ProviderConfig(_Schema):
-    name: str | None = Field(default=None, min_length=1)
-    base_url: str | None = Field(default=None, min_length=1)
-    api_key: str | None = Field(default=None, min_length=1)
-    api: str | None = Field(default=None, min_length=1)
+    name: NonEmptyStr | None = None
+    base_url: NonEmptyStr | None = None
+    api_key: NonEmptyStr | None = None
+    api: NonEmptyStr | None = None
     oauth: str | None = None
     headers: dict[str, str] | None = None
     compat: CompatConfig | None = None
@@ -221,8 +225,8 @@ class ProviderConfig(_Schema):
     model_overrides: dict[str, ModelOverride] | None = None
 
 
-class ModelsConfig(_Schema):
-    schema_: str | None = Field(default=None, alias="$schema")
+class ModelsConfig(_Schema, kw_only=True):  # a required field after a default (kw_only is per class)
+    schema_: str | None = msgspec.field(default=None, name="$schema")
     providers: dict[str, ProviderConfig]
 
 
@@ -269,18 +273,15 @@ def _format_loc(loc: Iterable[Any]) -> str:
     return ".".join(parts) if parts else "root"
 
 
-def format_schema_errors(error: ValidationError) -> list[str]:
+def format_schema_errors(errors: Iterable[ErrorDetail]) -> list[str]:
     lines: list[str] = []
-    for item in error.errors(include_url=False):
-        loc = item.get("loc", ())
-        # pydantic appends the union/literal branch name to the location; keep the JSON path only
-        clean = [p for p in loc if not (isinstance(p, str) and ("[" in p or p.startswith("function-")))]
-        message = item.get("msg", "invalid value")
-        if item.get("type") == "missing":
+    for item in errors:
+        message = item.msg
+        if item.type == "missing":
             message = "is required"
-        elif item.get("type") == "extra_forbidden":
+        elif item.type == "extra_forbidden":
             message = "unknown property"
-        lines.append(f"  - {_format_loc(clean)}: {message}")
+        lines.append(f"  - {_json_path(item.loc)}: {message}")
     return lines
 
 
@@ -375,13 +376,8 @@ def _unknown_compat_paths(raw: dict[str, Any]) -> list[tuple[Any, ...]]:
 
 
 def _json_path(loc: Iterable[Any]) -> str:
+    # a union member's or a dict key's marker in the location is not part of the JSON path
     return _format_loc(p for p in loc if not (isinstance(p, str) and ("[" in p or p.startswith("function-"))))
-
-
-def _one_error(exc: ValidationError, item: ErrorDetails) -> ValidationError:
-    """A validation error holding only ``item``, one of ``exc``'s errors."""
-    # pydantic-core takes its own ErrorDetails back (their extra keys are ignored)
-    return ValidationError.from_exception_data(exc.title, [item])  # type: ignore[list-item]
 
 
 def _validate_tolerantly(
@@ -399,26 +395,25 @@ def _validate_tolerantly(
     skipped: dict[str, list[str]] = {}
     for _ in range(4):  # unknown keys first, then broken providers; each pass reports all errors
         try:
-            return ModelsConfig.model_validate(raw), unknown, skipped, []
-        except ValidationError as exc:
+            return convert(raw, ModelsConfig, strict=True), unknown, skipped, []
+        except ConversionError as exc:
             fatal: list[str] = []
             progressed = False
-            for item in exc.errors(include_url=False):
-                loc = tuple(item.get("loc", ()))
-                if item.get("type") == "extra_forbidden" and _drop_at(raw, loc):
+            for item in exc.errors:
+                loc = item.loc
+                if item.type == "extra_forbidden" and _drop_at(raw, loc):
                     unknown.append(_json_path(loc))
                     progressed = True
                     continue
                 if len(loc) >= 2 and loc[0] == "providers" and isinstance(raw.get("providers"), dict):
-                    name = str(loc[1])
-                    skipped.setdefault(name, []).extend(format_schema_errors(_one_error(exc, item)))
+                    skipped.setdefault(str(loc[1]), []).extend(format_schema_errors([item]))
                     continue
-                fatal.extend(format_schema_errors(_one_error(exc, item)))
+                fatal.extend(format_schema_errors([item]))
             for name in skipped:
                 if raw["providers"].pop(name, None) is not None:
                     progressed = True
             if fatal or not progressed:
-                return None, unknown, skipped, fatal or format_schema_errors(exc)
+                return None, unknown, skipped, fatal or format_schema_errors(exc.errors)
     return None, unknown, skipped, ["  - root: could not be validated"]
 
 
@@ -454,7 +449,7 @@ def parse_models_config(
     notes.extend(problems.values())
     if skipped or problems:  # only the broken providers are left out (issue 19 item 11)
         kept = {k: v for k, v in config.providers.items() if k not in problems}
-        config = config.model_copy(update={"providers": kept})
+        config = replace(config, providers=kept)
         notes.append(f"Skipped provider(s): {', '.join([*skipped, *problems])}.")
     if notes:
         return config, "\n".join(notes) + f"\n\n{file_line}"

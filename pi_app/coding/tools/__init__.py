@@ -31,7 +31,6 @@ from pi_app.coding.tools.bash import (
 from pi_app.coding.tools.definition import (
     DefinitionAgentTool,
     ToolDefinition,
-    ToolParams,
     create_tool_definition_from_agent_tool,
     wrap_tool_definition,
 )
@@ -77,6 +76,7 @@ if TYPE_CHECKING:
     from pi_app.coding.tools.mutation_queue import with_file_mutation_queue
     from pi_app.coding.tools.output_accumulator import sanitize_output
     from pi_app.coding.tools.shell import BashSpawnContext, kill_tracked_process_groups
+    from pi_app.coding.tools.tool_params import ToolParams
     from pi_app.coding.tools.write import LocalWriteOperations, WriteOperations
 
 _LAZY_EXPORTS: dict[str, str] = {
@@ -100,6 +100,7 @@ _LAZY_EXPORTS: dict[str, str] = {
     "sanitize_output": "output_accumulator",
     "BashSpawnContext": "shell",
     "kill_tracked_process_groups": "shell",
+    "ToolParams": "tool_params",  # pydantic: only for extensions' models
     "LocalWriteOperations": "write",
     "WriteOperations": "write",
 }

@@ -18,14 +18,12 @@ import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
-
-from pydantic import Field
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from pi_app.agent.types import AgentToolResult, ToolUpdateCallback
 from pi_app.ai.event_stream import AbortSignal
 from pi_app.ai.types import TextContent
-from pi_app.coding.tools.definition import ToolDefinition, ToolParams, define_tool
+from pi_app.coding.tools.definition import BuiltinParams, ToolDefinition, define_tool
 from pi_app.coding.tools.support import format_number, maybe_await
 from pi_app.coding.tools.truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES
 
@@ -40,11 +38,17 @@ _READ_SIZE = 64 * 1024
 _EXIT_POLL_S = 0.05
 
 
-class BashParams(ToolParams):
-    command: str = Field(description="Bash command to execute")
-    timeout: float | None = Field(
-        default=None, description="Timeout in seconds (optional, no default timeout)"
-    )
+class BashParams(BuiltinParams):
+    wire_schema: ClassVar[dict[str, Any]] = {
+        "properties": {
+            "command": {"description": "Bash command to execute", "type": "string"},
+            "timeout": {"description": "Timeout in seconds (optional, no default timeout)", "type": "number"},
+        },
+        "required": ["command"],
+        "type": "object",
+    }
+    command: str
+    timeout: float | None = None
 
 
 class BashAborted(Exception):

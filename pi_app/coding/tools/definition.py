@@ -6,9 +6,23 @@ coroutine, and opaque TUI render hooks that this layer never calls. The agent lo
 four-argument ``AgentTool`` protocol instead; ``wrap_tool_definition`` binds the context at call
 time and ``create_tool_definition_from_agent_tool`` goes the other way.
 
-``ToolParams`` is the base of the built-in parameter models: camelCase aliases, snake_case
-attributes, and a JSON Schema without pydantic's ``null`` branches and titles, so the wire schema
-matches the shape pi 0.73.1 sends (``{"type": "number"}`` for an optional number).
+Parameters. ``BuiltinParams`` is the base of the built-in tools' parameters: a ``msgspec.Struct``
+(camelCase encoded names, snake_case attributes, the Python names accepted too, extras ignored)
+that records its wire schema, the JSON Schema sent to the model, byte for byte what the pydantic
+models it replaced generated (``{"type": "number"}`` for an optional number, no titles, the shape
+pi sends). Extensions declare pydantic models on ``ToolParams`` (``tool_params``, loaded when asked
+for) or raw JSON-Schema dicts; ``define_tool`` takes either kind of class.
+
+Decision (issue 20): the built-ins left pydantic so that start-up, and the first tool call too,
+import none of it (pydantic and its models were a quarter of ``pi -p``'s start; a streamed call
+loads only ``pydantic_core``'s JSON parser, ``pi_app.ai.util.partial_json``). Their arguments are
+validated by ``pi_app.ai.util.structs`` with pydantic's lax rules and texts, so what a tool accepts
+("5" as a number, null for an optional field, unknown keys dropped) and what the model reads when it
+gets one wrong stay exactly as they were; ``tests/tools/test_builtin_params.py`` runs the old
+pydantic models next to them. The other two ways were rejected: AJV-style validation of the raw
+schema (pi 1.6.0's) would change what the tools accept (null for an optional field, numbers as
+strings, extra keys kept), and pydantic models built on the first validation would put pydantic's
+import, a tenth of a second, in the middle of the first tool call.
 """
 
 from __future__ import annotations
@@ -16,13 +30,17 @@ from __future__ import annotations
 import inspect
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, Literal
-
-from pydantic import BaseModel, ConfigDict
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from pi_app.agent.types import AgentToolResult, ToolUpdateCallback
 from pi_app.ai.event_stream import AbortSignal
 from pi_app.ai.types import TextContent
+from pi_app.ai.util.structs import convert
+from pi_app.ai.util.validation import StructParams
+from pi_app.coding.lazy_exports import lazy_exports
+
+if TYPE_CHECKING:
+    from pi_app.coding.tools.tool_params import ToolParams
 
 ToolExecute = Callable[
     [str, dict[str, Any], AbortSignal | None, ToolUpdateCallback | None, Any], Awaitable[AgentToolResult]
@@ -30,29 +48,10 @@ ToolExecute = Callable[
 ConstrainedSamplingConfig = dict[str, Any]
 
 
-def _collapse_optional(schema: dict[str, Any]) -> None:
-    """``anyOf: [X, {type: null}]`` with ``default: null`` → ``X`` (pi never sends null branches)."""
-    for prop in (schema.get("properties") or {}).values():
-        prop.pop("title", None)
-        variants = prop.get("anyOf")
-        if isinstance(variants, list):
-            non_null = [v for v in variants if v != {"type": "null"}]
-            if len(non_null) == 1 and len(non_null) < len(variants):
-                del prop["anyOf"]
-                if prop.get("default", ...) is None:
-                    del prop["default"]
-                prop.update(non_null[0])
-    schema.pop("title", None)
+class BuiltinParams(StructParams, rename="camel"):
+    """Base of the built-in tools' parameters (see the module docstring)."""
 
-
-class ToolParams(BaseModel):
-    """Base of tool parameter models: camelCase on the wire, snake_case in Python, extras ignored."""
-
-    model_config = ConfigDict(
-        populate_by_name=True,
-        extra="ignore",
-        json_schema_extra=lambda schema, _cls: _collapse_optional(schema),
-    )
+    populate_by_name: ClassVar[bool] = True
 
 
 @dataclass
@@ -79,16 +78,17 @@ ToolRun = Callable[[Any, AbortSignal | None, ToolUpdateCallback | None, Any], Aw
 def define_tool(
     name: str,
     description: str,
-    parameters: type[ToolParams],
+    parameters: type[ToolParams] | type[StructParams],
     run: ToolRun,
     *,
     prompt_snippet: str | None = None,
     prompt_guidelines: list[str] | None = None,
     prepare_arguments: Callable[[Any], Any] | None = None,
 ) -> ToolDefinition:
-    """A definition whose ``execute`` parses ``params`` into the pydantic model and calls
-    ``run(args, signal, on_update, ctx)``. ``prepare_arguments`` (idempotent) is applied there too,
-    so a direct ``execute`` call with legacy arguments behaves like a call through the agent loop."""
+    """A definition whose ``execute`` parses ``params`` into the parameter class (a pydantic model
+    or a ``StructParams`` Struct) and calls ``run(args, signal, on_update, ctx)``.
+    ``prepare_arguments`` (idempotent) is applied there too, so a direct ``execute`` call with
+    legacy arguments behaves like a call through the agent loop."""
 
     async def execute(
         tool_call_id: str,
@@ -99,6 +99,8 @@ def define_tool(
     ) -> AgentToolResult:
         if prepare_arguments is not None:
             params = prepare_arguments(params)
+        if issubclass(parameters, StructParams):
+            return await run(convert(params, parameters), signal, on_update, ctx)
         return await run(parameters.model_validate(params), signal, on_update, ctx)
 
     return ToolDefinition(
@@ -177,3 +179,6 @@ def create_tool_definition_from_agent_tool(tool: Any) -> ToolDefinition:
 
 def text_result(text: str, details: Any = None) -> AgentToolResult:
     return AgentToolResult(content=[TextContent(text=text)], details=details)
+
+
+__getattr__ = lazy_exports("pi_app.coding.tools", {"ToolParams": "tool_params"}, globals())

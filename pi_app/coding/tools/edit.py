@@ -13,13 +13,11 @@ import json
 import os
 from collections.abc import Awaitable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
-
-from pydantic import ConfigDict, Field
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from pi_app.agent.types import AgentToolResult, ToolUpdateCallback
 from pi_app.ai.event_stream import AbortSignal
-from pi_app.coding.tools.definition import ToolDefinition, ToolParams, define_tool, text_result
+from pi_app.coding.tools.definition import BuiltinParams, ToolDefinition, define_tool, text_result
 from pi_app.coding.tools.file_io import atomic_write_bytes, error_detail, open_regular_file
 from pi_app.coding.tools.path_utils import resolve_to_cwd
 from pi_app.coding.tools.support import maybe_await, raise_if_aborted
@@ -31,38 +29,50 @@ BOM = "\ufeff"
 EMPTY_EDITS_MESSAGE = "Edit tool input is invalid. edits must contain at least one replacement."
 
 
-def _strict_items(schema: dict[str, Any]) -> None:
-    # pi 0.73.1 sends additionalProperties: false; validation still ignores extra keys (spec 50 §2.6).
-    schema.pop("title", None)
-    for prop in schema.get("properties", {}).values():
-        prop.pop("title", None)
-    schema["additionalProperties"] = False
+# pi 0.73.1 sends additionalProperties: false; validation still ignores extra keys (spec 50 §2.6).
+_EDIT_ENTRY_SCHEMA: dict[str, Any] = {
+    "additionalProperties": False,
+    "properties": {
+        "oldText": {
+            "description": (
+                "Exact text to replace. It must occur exactly once in the original file and must not "
+                "overlap the oldText of another edit in this call."
+            ),
+            "type": "string",
+        },
+        "newText": {"description": "Text that replaces oldText.", "type": "string"},
+    },
+    "required": ["oldText", "newText"],
+    "type": "object",
+}
 
 
-class EditEntry(ToolParams):
-    model_config = ConfigDict(json_schema_extra=lambda schema, _cls: _strict_items(schema))
-
-    old_text: str = Field(
-        alias="oldText",
-        description=(
-            "Exact text to replace. It must occur exactly once in the original file and must not "
-            "overlap the oldText of another edit in this call."
-        ),
-    )
-    new_text: str = Field(alias="newText", description="Text that replaces oldText.")
+class EditEntry(BuiltinParams):
+    wire_schema: ClassVar[dict[str, Any]] = _EDIT_ENTRY_SCHEMA
+    old_text: str
+    new_text: str
 
 
-class EditParams(ToolParams):
-    model_config = ConfigDict(json_schema_extra=lambda schema, _cls: _strict_items(schema))
-
-    path: str = Field(description="Path to the file to edit (relative or absolute)")
-    edits: list[EditEntry] = Field(
-        description=(
-            "One or more targeted replacements, each matched against the original file (not against "
-            "the result of earlier edits). Overlapping or nested edits are rejected: when two changes "
-            "touch the same block or neighbouring lines, combine them into one edit."
-        )
-    )
+class EditParams(BuiltinParams):
+    wire_schema: ClassVar[dict[str, Any]] = {
+        "additionalProperties": False,
+        "properties": {
+            "path": {"description": "Path to the file to edit (relative or absolute)", "type": "string"},
+            "edits": {
+                "description": (
+                    "One or more targeted replacements, each matched against the original file (not against "
+                    "the result of earlier edits). Overlapping or nested edits are rejected: when two changes "
+                    "touch the same block or neighbouring lines, combine them into one edit."
+                ),
+                "items": _EDIT_ENTRY_SCHEMA,
+                "type": "array",
+            },
+        },
+        "required": ["path", "edits"],
+        "type": "object",
+    }
+    path: str
+    edits: list[EditEntry]
 
 
 class EditOperations(Protocol):

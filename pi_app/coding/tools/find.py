@@ -13,13 +13,11 @@ import asyncio
 import math
 import os
 from collections.abc import Awaitable, Callable
-from typing import Any, Protocol
-
-from pydantic import Field
+from typing import Any, ClassVar, Protocol
 
 from pi_app.agent.types import AgentToolResult, ToolUpdateCallback
 from pi_app.ai.event_stream import AbortSignal
-from pi_app.coding.tools.definition import ToolDefinition, ToolParams, define_tool, text_result
+from pi_app.coding.tools.definition import BuiltinParams, ToolDefinition, define_tool, text_result
 from pi_app.coding.tools.globs import find_pattern_matcher
 from pi_app.coding.tools.path_utils import resolve_to_cwd
 from pi_app.coding.tools.search_backend import (
@@ -38,12 +36,22 @@ DEFAULT_FIND_LIMIT = 1000
 CUSTOM_GLOB_IGNORE = ["**/node_modules/**", "**/.git/**"]
 
 
-class FindParams(ToolParams):
-    pattern: str = Field(
-        description="Glob pattern to match files, e.g. '*.ts', '**/*.json', or 'src/**/*.spec.ts'"
-    )
-    path: str | None = Field(default=None, description="Directory to search in (default: current directory)")
-    limit: float | None = Field(default=None, description="Maximum number of results (default: 1000)")
+class FindParams(BuiltinParams):
+    wire_schema: ClassVar[dict[str, Any]] = {
+        "properties": {
+            "pattern": {
+                "description": "Glob pattern to match files, e.g. '*.ts', '**/*.json', or 'src/**/*.spec.ts'",
+                "type": "string",
+            },
+            "path": {"description": "Directory to search in (default: current directory)", "type": "string"},
+            "limit": {"description": "Maximum number of results (default: 1000)", "type": "number"},
+        },
+        "required": ["pattern"],
+        "type": "object",
+    }
+    pattern: str
+    path: str | None = None
+    limit: float | None = None
 
 
 class FindOperations(Protocol):

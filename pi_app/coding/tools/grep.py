@@ -18,13 +18,11 @@ import math
 import os
 from collections.abc import Awaitable, Iterator
 from dataclasses import dataclass
-from typing import Any, Protocol
-
-from pydantic import Field
+from typing import Any, ClassVar, Protocol
 
 from pi_app.agent.types import AgentToolResult, ToolUpdateCallback
 from pi_app.ai.event_stream import AbortSignal
-from pi_app.coding.tools.definition import ToolDefinition, ToolParams, define_tool, text_result
+from pi_app.coding.tools.definition import BuiltinParams, ToolDefinition, define_tool, text_result
 from pi_app.coding.tools.globs import grep_glob_matcher
 from pi_app.coding.tools.path_utils import resolve_to_cwd
 from pi_app.coding.tools.search_backend import (
@@ -44,26 +42,39 @@ from pi_app.coding.tools.truncate import DEFAULT_MAX_BYTES, GREP_MAX_LINE_LENGTH
 DEFAULT_GREP_LIMIT = 100
 
 
-class GrepParams(ToolParams):
-    pattern: str = Field(description="Search pattern (regex or literal string)")
-    path: str | None = Field(
-        default=None, description="Directory or file to search (default: current directory)"
-    )
-    glob: str | None = Field(
-        default=None, description="Filter files by glob pattern, e.g. '*.ts' or '**/*.spec.ts'"
-    )
-    ignore_case: bool | None = Field(
-        default=None, alias="ignoreCase", description="Case-insensitive search (default: false)"
-    )
-    literal: bool | None = Field(
-        default=None, description="Treat pattern as literal string instead of regex (default: false)"
-    )
-    context: float | None = Field(
-        default=None, description="Number of lines to show before and after each match (default: 0)"
-    )
-    limit: float | None = Field(
-        default=None, description="Maximum number of matches to return (default: 100)"
-    )
+class GrepParams(BuiltinParams):
+    wire_schema: ClassVar[dict[str, Any]] = {
+        "properties": {
+            "pattern": {"description": "Search pattern (regex or literal string)", "type": "string"},
+            "path": {
+                "description": "Directory or file to search (default: current directory)",
+                "type": "string",
+            },
+            "glob": {
+                "description": "Filter files by glob pattern, e.g. '*.ts' or '**/*.spec.ts'",
+                "type": "string",
+            },
+            "ignoreCase": {"description": "Case-insensitive search (default: false)", "type": "boolean"},
+            "literal": {
+                "description": "Treat pattern as literal string instead of regex (default: false)",
+                "type": "boolean",
+            },
+            "context": {
+                "description": "Number of lines to show before and after each match (default: 0)",
+                "type": "number",
+            },
+            "limit": {"description": "Maximum number of matches to return (default: 100)", "type": "number"},
+        },
+        "required": ["pattern"],
+        "type": "object",
+    }
+    pattern: str
+    path: str | None = None
+    glob: str | None = None
+    ignore_case: bool | None = None
+    literal: bool | None = None
+    context: float | None = None
+    limit: float | None = None
 
 
 @dataclass

@@ -11,13 +11,11 @@ import math
 import os
 import stat
 from collections.abc import Awaitable
-from typing import Any, Protocol
-
-from pydantic import Field
+from typing import Any, ClassVar, Protocol
 
 from pi_app.agent.types import AgentToolResult, ToolUpdateCallback
 from pi_app.ai.event_stream import AbortSignal
-from pi_app.coding.tools.definition import ToolDefinition, ToolParams, define_tool, text_result
+from pi_app.coding.tools.definition import BuiltinParams, ToolDefinition, define_tool, text_result
 from pi_app.coding.tools.path_utils import resolve_to_cwd
 from pi_app.coding.tools.search_backend import display_text
 from pi_app.coding.tools.support import maybe_await, raise_if_aborted
@@ -26,11 +24,16 @@ from pi_app.coding.tools.truncate import DEFAULT_MAX_BYTES, listing_text
 DEFAULT_LS_LIMIT = 500
 
 
-class LsParams(ToolParams):
-    path: str | None = Field(default=None, description="Directory to list (default: current directory)")
-    limit: float | None = Field(
-        default=None, description="Maximum number of entries to return (default: 500)"
-    )
+class LsParams(BuiltinParams):
+    wire_schema: ClassVar[dict[str, Any]] = {
+        "properties": {
+            "path": {"description": "Directory to list (default: current directory)", "type": "string"},
+            "limit": {"description": "Maximum number of entries to return (default: 500)", "type": "number"},
+        },
+        "type": "object",
+    }
+    path: str | None = None
+    limit: float | None = None
 
 
 class LsOperations(Protocol):

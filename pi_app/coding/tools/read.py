@@ -18,14 +18,12 @@ import threading
 from collections.abc import Awaitable
 from dataclasses import dataclass, field, replace
 from itertools import islice
-from typing import TYPE_CHECKING, Any, Protocol
-
-from pydantic import Field
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from pi_app.agent.types import AgentToolResult, ToolUpdateCallback
 from pi_app.ai.event_stream import AbortSignal
 from pi_app.ai.types import ImageContent, TextContent
-from pi_app.coding.tools.definition import ToolDefinition, ToolParams, define_tool
+from pi_app.coding.tools.definition import BuiltinParams, ToolDefinition, define_tool
 from pi_app.coding.tools.file_io import error_detail, open_regular_file
 from pi_app.coding.tools.path_utils import resolve_read_path
 from pi_app.coding.tools.support import (
@@ -52,10 +50,19 @@ NO_VISION_NOTE = "[Current model does not support images. The image will be omit
 IMAGE_OMITTED_NOTE = "[Image omitted: could not be resized below the inline image size limit.]"
 
 
-class ReadParams(ToolParams):
-    path: str = Field(description="Path to the file to read (relative or absolute)")
-    offset: float | None = Field(default=None, description="Line number to start reading from (1-indexed)")
-    limit: float | None = Field(default=None, description="Maximum number of lines to read")
+class ReadParams(BuiltinParams):
+    wire_schema: ClassVar[dict[str, Any]] = {
+        "properties": {
+            "path": {"description": "Path to the file to read (relative or absolute)", "type": "string"},
+            "offset": {"description": "Line number to start reading from (1-indexed)", "type": "number"},
+            "limit": {"description": "Maximum number of lines to read", "type": "number"},
+        },
+        "required": ["path"],
+        "type": "object",
+    }
+    path: str
+    offset: float | None = None
+    limit: float | None = None
 
 
 class ReadOperations(Protocol):

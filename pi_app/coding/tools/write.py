@@ -10,21 +10,27 @@ from __future__ import annotations
 
 import os
 from collections.abc import Awaitable
-from typing import Any, Protocol
-
-from pydantic import Field
+from typing import Any, ClassVar, Protocol
 
 from pi_app.agent.types import AgentToolResult, ToolUpdateCallback
 from pi_app.ai.event_stream import AbortSignal
-from pi_app.coding.tools.definition import ToolDefinition, ToolParams, define_tool, text_result
+from pi_app.coding.tools.definition import BuiltinParams, ToolDefinition, define_tool, text_result
 from pi_app.coding.tools.file_io import atomic_write_bytes, error_detail
 from pi_app.coding.tools.path_utils import resolve_to_cwd
 from pi_app.coding.tools.support import maybe_await, raise_if_aborted
 
 
-class WriteParams(ToolParams):
-    path: str = Field(description="Path to the file to write (relative or absolute)")
-    content: str = Field(description="Content to write to the file")
+class WriteParams(BuiltinParams):
+    wire_schema: ClassVar[dict[str, Any]] = {
+        "properties": {
+            "path": {"description": "Path to the file to write (relative or absolute)", "type": "string"},
+            "content": {"description": "Content to write to the file", "type": "string"},
+        },
+        "required": ["path", "content"],
+        "type": "object",
+    }
+    path: str
+    content: str
 
 
 class WriteOperations(Protocol):

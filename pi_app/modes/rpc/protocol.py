@@ -1,8 +1,10 @@
 """RPC envelopes: the command models, their parsing, and the response shapes (spec 60 §2.9, R-RPC-10).
 
-Every command is a pydantic model with camelCase aliases (``streamingBehavior``, ``modelId`` …);
-``parse_command`` turns one raw record into a command or a ``CommandError`` whose response already
-carries the request's ``id`` and command name:
+Every command is a ``msgspec.Struct`` with camelCase encoded names (``streamingBehavior``,
+``modelId`` …), filled by ``pi_app.ai.util.structs.convert`` with pydantic's lax coercion and error
+texts (the commands were pydantic models until issue 20: an RPC client's first prompt must not wait
+for pydantic's import); ``parse_command`` turns one raw record into a command or a ``CommandError``
+whose response already carries the request's ``id`` and command name:
 
 - not JSON / not an object  -> ``command: "parse"``, ``Failed to parse command: <detail>``
 - unknown ``type``          -> ``Unknown command: <type>``
@@ -15,12 +17,12 @@ purpose (``cycle_model`` with nothing to cycle).
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, ValidationError
-from pydantic.alias_generators import to_camel
+import msgspec
 
 from pi_app.ai.util.sanitize import loads_clean
+from pi_app.ai.util.structs import ConversionError, ErrorDetail, UnknownFields, convert
 
 ThinkingLevel = Literal["off", "minimal", "low", "medium", "high", "xhigh", "max"]
 QueueMode = Literal["all", "one-at-a-time"]
@@ -28,77 +30,82 @@ QueueMode = Literal["all", "one-at-a-time"]
 NO_DATA = object()  # a handler result meaning "omit the data key"
 
 
-class _Command(BaseModel):
-    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="allow")
+class _Record(msgspec.Struct, rename="camel", dict=True):
+    """camelCase keys, snake_case attributes (Python names accepted too), unknown keys kept."""
+
+    unknown_fields: ClassVar[UnknownFields] = "allow"
+    populate_by_name: ClassVar[bool] = True
+
+
+class _Command(_Record, kw_only=True):  # kw_only is per class: every command repeats it
     id: str | int | None = None
     type: str
 
 
-class ImagePayload(BaseModel):
-    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="allow")
+class ImagePayload(_Record, kw_only=True):
     type: Literal["image"] = "image"
     data: str
     mime_type: str
 
 
-class PromptCommand(_Command):
+class PromptCommand(_Command, kw_only=True):
     message: str
     images: list[ImagePayload] | None = None
     streaming_behavior: Literal["steer", "followUp"] | None = None
 
 
-class SteerCommand(_Command):
+class SteerCommand(_Command, kw_only=True):
     message: str
     images: list[ImagePayload] | None = None
 
 
-class NewSessionCommand(_Command):
+class NewSessionCommand(_Command, kw_only=True):
     parent_session: str | None = None
 
 
-class SetModelCommand(_Command):
+class SetModelCommand(_Command, kw_only=True):
     provider: str
     model_id: str
 
 
-class SetThinkingLevelCommand(_Command):
+class SetThinkingLevelCommand(_Command, kw_only=True):
     level: ThinkingLevel
 
 
-class SetQueueModeCommand(_Command):
+class SetQueueModeCommand(_Command, kw_only=True):
     mode: QueueMode
 
 
-class CompactCommand(_Command):
+class CompactCommand(_Command, kw_only=True):
     custom_instructions: str | None = None
 
 
-class EnabledCommand(_Command):
+class EnabledCommand(_Command, kw_only=True):
     enabled: bool
 
 
-class BashCommand(_Command):
+class BashCommand(_Command, kw_only=True):
     command: str
     exclude_from_context: bool = False
 
 
-class ExportHtmlCommand(_Command):
+class ExportHtmlCommand(_Command, kw_only=True):
     output_path: str | None = None
 
 
-class SwitchSessionCommand(_Command):
+class SwitchSessionCommand(_Command, kw_only=True):
     session_path: str
 
 
-class ForkCommand(_Command):
+class ForkCommand(_Command, kw_only=True):
     entry_id: str
 
 
-class GetEntriesCommand(_Command):
+class GetEntriesCommand(_Command, kw_only=True):
     since: str | None = None
 
 
-class NavigateTreeCommand(_Command):
+class NavigateTreeCommand(_Command, kw_only=True):
     """This product's command (pi 1.6.0 has none): move to another entry of the tree, and with
     ``restoreFiles`` put the files back as they were there (``overwrite``: files changed outside
     pi too)."""
@@ -109,11 +116,11 @@ class NavigateTreeCommand(_Command):
     restore_files: Literal["keep", "restore", "overwrite"] = "keep"
 
 
-class SetSessionNameCommand(_Command):
+class SetSessionNameCommand(_Command, kw_only=True):
     name: str
 
 
-class ExtensionUIResponse(_Command):
+class ExtensionUIResponse(_Command, kw_only=True):
     id: str | int  # required here: it names the pending dialog
     value: str | None = None
     confirmed: bool | None = None
@@ -185,12 +192,8 @@ def failure(command: str, request_id: str | int | None, error: str) -> dict[str,
     return out
 
 
-def _field_problems(error: ValidationError) -> str:
-    problems = []
-    for item in error.errors():
-        where = ".".join(str(p) for p in item.get("loc", ())) or "command"
-        problems.append(f"{where}: {item.get('msg', 'invalid')}")
-    return "; ".join(problems)
+def _field_problems(errors: list[ErrorDetail]) -> str:
+    return "; ".join(f"{'.'.join(str(p) for p in item.loc) or 'command'}: {item.msg}" for item in errors)
 
 
 def parse_command(record: bytes) -> _Command:
@@ -211,10 +214,10 @@ def parse_command(record: bytes) -> _Command:
     if model is None:
         raise CommandError(failure(kind, request_id, f"Unknown command: {kind}"))
     try:
-        return model.model_validate(raw)
-    except ValidationError as exc:
+        return convert(raw, model)
+    except ConversionError as exc:
         raise CommandError(
-            failure(kind, request_id, f"Invalid {kind} command: {_field_problems(exc)}")
+            failure(kind, request_id, f"Invalid {kind} command: {_field_problems(exc.errors)}")
         ) from None
 
 

@@ -41,6 +41,7 @@ from typing import TYPE_CHECKING, Any
 from pi_app.ai import codec
 from pi_app.ai.types import ImageContent
 from pi_app.ai.util.content_text import message_text
+from pi_app.ai.util.structs import dump
 from pi_app.coding.messages import message_to_dict
 from pi_app.modes.output import JsonParts
 from pi_app.modes.rpc import protocol as p
@@ -139,7 +140,7 @@ class RpcServer:
 
     def _dispatch_command(self, command: Any) -> None:
         if command.type == "extension_ui_response":
-            self.ui.resolve(str(command.id), command.model_dump(exclude_none=True))
+            self.ui.resolve(str(command.id), dump(command, exclude_none=True))
             return
         if command.type == "prompt":
             # Checked and answered synchronously, so a second prompt on the next line sees this one.
