@@ -45,7 +45,6 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
-from rich.color import ColorSystem
 from textual import on
 from textual.app import App, ComposeResult
 from textual.containers import Vertical
@@ -86,7 +85,7 @@ from pi_app.tui.extensions.host import AppExtensions
 from pi_app.tui.extensions.ui import RunOnUI
 from pi_app.tui.input.focus import FocusLayers
 from pi_app.tui.input.keybindings import Keybindings, display_key
-from pi_app.tui.terminal.probe import TerminalSetup, color_depth
+from pi_app.tui.terminal.probe import TerminalSetup
 from pi_app.tui.theme.controller import ThemeController
 from pi_app.tui.theme.themes import PiTheme, ThemeManager, textual_theme, theme_variables
 from pi_app.tui.transcript.blocks.startup import HeaderContent, StartupHeaderBlock
@@ -425,39 +424,10 @@ class PiApp(App[int], inherit_bindings=False):
                 await self.bridge.request(lambda s: s.extension_runner.emit({"type": "session_shutdown"}))
             except Exception:
                 pass
-        await self._prepare_farewell()
+        from pi_app.tui.chrome.farewell import prepare_farewell
+
+        self.farewell = await prepare_farewell(self)
         self.exit(0)
-
-    async def _prepare_farewell(self) -> None:
-        """The conversation and the resume command, printed once the terminal is back (farewell.py)."""
-        from pi_app.tui.chrome.farewell import farewell_text, resume_hint, transcript_lines
-
-        session_id: str | None = None
-        has_file = False
-        if self.session is not None:
-            try:  # "a file" in the session store's sense: a JSONL file or a row of the SQLite store
-                session_id, has_file = await self.bridge.request(
-                    lambda s: (
-                        s.session_id,
-                        bool(s.session_file) and s.session_manager.storage.exists(s.session_file or ""),
-                    )
-                )
-            except Exception:  # the agent loop is gone: the conversation is still worth printing
-                pass
-        transcript = self.transcript
-        width = transcript.size.width or self.size.width or 80
-        color_system = None
-        if self.terminal.capabilities.has_color:
-            color_system = (
-                ColorSystem.TRUECOLOR if color_depth(os.environ) == "truecolor" else ColorSystem.EIGHT_BIT
-            )
-        lines: list[str] = []
-        exit_output = (
-            self.settings.get_fullscreen_exit_output() if self.settings is not None else "transcript"
-        )
-        if exit_output != "resume-hint":  # 1.6.0's fullscreenExitOutput
-            lines = transcript_lines(transcript.blocks, width, transcript.render_theme, color_system)
-        self.farewell = farewell_text([*lines, *resume_hint(session_id, has_file)])
 
     # -- start-up -------------------------------------------------------------------------------
 
