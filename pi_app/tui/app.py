@@ -97,7 +97,6 @@ if TYPE_CHECKING:  # built after the first frame (``commands``, the feed)
     from pi_app.coding.agent_session import AgentSession
     from pi_app.coding.resources.themes import ThemeSpec
     from pi_app.coding.settings import SettingsManager
-    from pi_app.coding.tools.definition import ToolDefinition
     from pi_app.tui.commands.registry import CommandRegistry
     from pi_app.tui.transcript.feed import TranscriptFeed
 
@@ -208,8 +207,6 @@ class PiApp(App[int], inherit_bindings=False):
         """The running (or last) user ``!`` command (``user_bash.UserBashRun``)."""
         self.known_models: list[Any] = []
         """The available models as last fetched (``/model`` argument completion reads it)."""
-        self.extension_shortcuts: dict[str, tuple[str, Callable[[], Any]]] = {}
-        """Extension shortcuts: key id -> (description, handler); see ``ext_host``."""
         self.ext = AppExtensions(self)
         """The extensions' UI context, dialogs, widgets, commands and shortcuts (``ext_host``)."""
         self.focus_layers = FocusLayers(self, lambda: self.editor if self.has_screen else None)
@@ -883,34 +880,6 @@ class PiApp(App[int], inherit_bindings=False):
         if self.ext.shutdown_requested and not self.is_working:
             self.shutdown()
 
-    def tool_definition(self, name: str) -> ToolDefinition | None:
-        """The session's ``ToolDefinition`` called ``name`` (for extension renderers), or None."""
-        session = self.session
-        if session is None:
-            return None
-        binding = session.extension_runner
-        if binding is not None:  # the binding's registry: extension tools and overrides
-            try:  # an override without renderers is drawn like the built-in it replaces (R-EXT-19)
-                found: ToolDefinition | None = binding.tools.renderer_fallback(name) or binding.tools.get(
-                    name
-                )
-            except Exception:
-                found = None
-            if found is not None:
-                return found
-        return next((d for d in session.tool_definitions if d.name == name), None)
-
-    def message_renderer(self, message: Any) -> Any:
-        """The extension renderer for a custom message's type, if one is registered."""
-        binding = self.session.extension_runner if self.session is not None else None
-        if binding is None:
-            return None
-        try:
-            renderer = binding.get_message_renderer(getattr(message, "custom_type", ""))
-        except Exception:
-            return None
-        return self.ext.guard_renderer(renderer) if renderer is not None else None
-
     # -- themes ---------------------------------------------------------------------------------
 
     @property
@@ -953,14 +922,6 @@ class PiApp(App[int], inherit_bindings=False):
         self.pending.dequeue_hint = self.hint("app.message.dequeue")
         self._transcript_hints()
         self._add_header()
-
-    def extension_shortcuts_table(self) -> list[tuple[str, str]]:
-        from pi_app.tui.input.keybindings import display_key
-
-        return [
-            (description, display_key(key))
-            for key, (description, _) in sorted(self.extension_shortcuts.items())
-        ]
 
     # -- submitting -----------------------------------------------------------------------------
 

@@ -69,10 +69,12 @@ class Notes(Protocol):
 class HistoryHost(Protocol):
     """Drawing finished messages into the transcript (``history.add_message``)."""
 
+    ext: AppExtensions
+    """The custom message renderers come from the extensions' side (``extensions.host``)."""
+
     @property
     def transcript(self) -> Transcript: ...
     def hint(self, action: str) -> str: ...
-    def message_renderer(self, message: Any) -> Callable[..., Any] | None: ...
 
 
 class SelectorHost(Notes, Protocol):
@@ -131,7 +133,6 @@ class CommandHost(SessionHost, HistoryHost, Protocol):
     agent_dir: Path
     terminal: TerminalSetup
     autocomplete: PiAutocomplete
-    ext: AppExtensions
     focus_layers: FocusLayers
     interrupt_handlers: list[Callable[[], bool]]
     user_bash: UserBashRun | None
@@ -176,7 +177,6 @@ class CommandHost(SessionHost, HistoryHost, Protocol):
     def refresh_header(self) -> None: ...
     def update_title(self) -> None: ...
     def apply_keybindings(self) -> None: ...
-    def extension_shortcuts_table(self) -> list[tuple[str, str]]: ...
     def reload_themes(self) -> None: ...
     def discover_new_themes(self) -> None: ...
     def apply_theme(self, theme: PiTheme) -> None: ...
@@ -196,7 +196,6 @@ class ExtensionHost(CommandHost, Protocol):
     _thread_id: int
     """Textual's UI thread (``App._thread_id``): calls from any other thread are posted."""
     working_message: str | None
-    extension_shortcuts: dict[str, tuple[str, Callable[[], None]]]
     title: str
 
     @property

@@ -87,7 +87,7 @@ async def test_shortcuts_and_message_renderers(tmp_path: Path) -> None:
         await _ready(pilot, app)
         await pilot.press("ctrl+shift+y")
         await wait_for(pilot, lambda: "shortcut pressed" in transcript_text(app))
-        assert "Shout" in [d for d, _ in app.extension_shortcuts_table()]
+        assert "Shout" in [d for d, _ in app.ext.shortcuts_table()]
         # escape is the interrupt key: the extension may not take it (R-EXT-21)
         assert "escape" not in app.ext.shortcuts
         assert "Shortcut 'escape'" in transcript_text(app) and "cannot be taken over" in transcript_text(app)

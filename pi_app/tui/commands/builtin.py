@@ -149,7 +149,7 @@ def hotkeys_markdown(app: CommandHost) -> str:
         parts.append(
             f"**{group}**\n\n| Action | Keys |\n|---|---|\n" + "\n".join(f"| {d} | {k} |" for d, k in rows)
         )
-    shortcuts = app.extension_shortcuts_table()
+    shortcuts = app.ext.shortcuts_table()
     if shortcuts:
         parts.append(
             "**Extensions**\n\n| Shortcut | Keys |\n|---|---|\n"

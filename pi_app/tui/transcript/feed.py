@@ -28,15 +28,15 @@ if TYPE_CHECKING:
         ToolStarted,
         ToolUpdated,
     )
+    from pi_app.tui.extensions.host import AppExtensions
     from pi_app.tui.transcript.blocks.tool import ToolBlock
 
 
 class FeedHost(Protocol):
     """What the transcript part asks of the app."""
 
-    def tool_definition(self, name: str) -> Any: ...
-
-    def message_renderer(self, message: Any) -> Any: ...
+    ext: AppExtensions
+    """The extensions' side: tool definitions and custom message renderers (``extensions.host``)."""
 
     def show_warning(self, text: str) -> None: ...
 
@@ -67,7 +67,7 @@ class TranscriptFeed:
         elif role == "assistant":
             transcript.start_assistant(msg)
         elif role == "custom" and getattr(msg, "display", True):
-            transcript.append_block(CustomMessageBlock(msg, self._host.message_renderer(msg)))
+            transcript.append_block(CustomMessageBlock(msg, self._host.ext.message_renderer(msg)))
 
     def message_updated(self, message: MessageUpdated) -> None:
         if getattr(message.event.message, "role", None) == "assistant":
@@ -100,7 +100,7 @@ class TranscriptFeed:
             tool.show_timing = True
             tool.started_at = message.at
         if tool.definition is None:
-            tool.definition = self._host.tool_definition(event.tool_name)
+            tool.definition = self._host.ext.tool_definition(event.tool_name)
 
     def tool_updated(self, message: ToolUpdated) -> None:
         event = message.event

@@ -53,7 +53,7 @@ def add_message(app: HistoryHost, message: Any) -> None:
         transcript.append_block(block)
     elif role == "custom":
         if getattr(message, "display", True):
-            transcript.append_block(CustomMessageBlock(message, app.message_renderer(message)))
+            transcript.append_block(CustomMessageBlock(message, app.ext.message_renderer(message)))
     elif role == "compactionSummary":
         transcript.append_block(
             SummaryBlock(message.summary, tokens_before=message.tokens_before, expand_hint=hint)
