@@ -87,7 +87,7 @@ from pi_app.tui.input.focus import FocusLayers
 from pi_app.tui.input.keybindings import Keybindings, display_key
 from pi_app.tui.terminal.probe import TerminalSetup
 from pi_app.tui.theme.controller import ThemeController
-from pi_app.tui.theme.themes import PiTheme, ThemeManager, textual_theme, theme_variables
+from pi_app.tui.theme.themes import PiTheme, ThemeManager, theme_variables
 from pi_app.tui.transcript.blocks.startup import HeaderContent, StartupHeaderBlock
 from pi_app.tui.transcript.view import Transcript
 
@@ -95,7 +95,6 @@ if TYPE_CHECKING:  # built after the first frame (``commands``, the feed)
     from textual.driver import Driver
 
     from pi_app.coding.agent_session import AgentSession
-    from pi_app.coding.resources.themes import ThemeSpec
     from pi_app.coding.settings import SettingsManager
     from pi_app.tui.commands.registry import CommandRegistry
     from pi_app.tui.transcript.feed import TranscriptFeed
@@ -173,9 +172,7 @@ class PiApp(App[int], inherit_bindings=False):
         self.session: AgentSession | None = None
         """The session, once built: for calls through ``bridge``; its state is read from ``snapshot``."""
         self.settings: SettingsManager | None = None
-        self.theme_controller = ThemeController(
-            self, light_background=light_background if light_background is not None else _light_background()
-        )
+        self.theme_controller = ThemeController(self, light_background=light_background)
         """The theme part: the known themes, the current one, and every way it changes."""
         super().__init__()
         self._factory = session_factory or self._default_factory
@@ -274,14 +271,6 @@ class PiApp(App[int], inherit_bindings=False):
         """The known themes and the current one (the theme part's)."""
         return self.theme_controller.manager
 
-    def loader_themes(self) -> list[ThemeSpec]:
-        from pi_app.tui.chrome.resources import themes as loader_themes
-
-        return loader_themes(self)
-
-    def discover_new_themes(self) -> None:
-        self.theme_controller.discover_new()
-
     def get_theme_variable_defaults(self) -> dict[str, str]:
         return theme_variables(self.themes.current)
 
@@ -296,12 +285,7 @@ class PiApp(App[int], inherit_bindings=False):
         return editor
 
     def on_mount(self) -> None:
-        self._register_theme(self.themes.current)
-
-    def _register_theme(self, theme: PiTheme) -> None:
-        textual = textual_theme(theme)
-        self.register_theme(textual)
-        self.theme = textual.name
+        self.theme_controller.register(self.themes.current)
 
     def get_driver_class(self) -> type[Driver]:
         """Textual's choice, except that its Linux driver becomes ``QuietLinuxDriver`` (no
@@ -430,7 +414,7 @@ class PiApp(App[int], inherit_bindings=False):
 
     def start_session(self) -> None:
         """Called once the main screen is composed: header, then the agent thread (R-TUI-14)."""
-        self.apply_theme(self.themes.current)
+        self.theme_controller.apply(self.themes.current)
         self._add_header()
         self.editor.focus()
         self.terminal.attach(self, self.transcript)
@@ -887,28 +871,6 @@ class PiApp(App[int], inherit_bindings=False):
         """The active pi theme: what selectors and dialogs draw with (``selectors.lines.theme_of``)."""
         return self.themes.current
 
-    def apply_theme(self, theme: PiTheme) -> None:
-        """Draw everything with ``theme`` (R-TUI-06, R-THEME-04)."""
-        self.theme_controller.apply(theme)
-
-    def paint_theme(self, theme: PiTheme) -> None:
-        """The theme part's ask: every widget draws with ``theme`` now."""
-        self._register_theme(theme)
-        self.transcript.set_render_theme(theme)
-        self.transcript.invalidate_all()
-        self.pending.theme = theme
-        self.pending.repaint()
-        for editor in self.main_screen.query(PromptEditor) if self.main_screen else []:
-            editor.set_theme(theme)
-        self.footer.set_theme_styles({name: theme.fg[name] for name in ("dim", "warning", "error")})
-
-    def switch_theme(self, name: str, *, persist: bool = True) -> str | None:
-        """Switch to theme ``name``; on failure the current theme stays and the error is returned."""
-        return self.theme_controller.switch(name, persist=persist)
-
-    def reload_themes(self) -> None:
-        self.theme_controller.reload()
-
     def _transcript_hints(self) -> None:
         """The keys the transcript shows: the expand key in previews, the bottom key when scrolled up."""
         self.transcript.expand_hint = self.hint("app.tools.expand")
@@ -1011,17 +973,13 @@ class PiApp(App[int], inherit_bindings=False):
         if isinstance(event, events.Key) and event.key in ("pi-color-scheme-light", "pi-color-scheme-dark"):
             event.stop()
             event.prevent_default()
-            self.terminal_appearance_changed(event.key == "pi-color-scheme-light")
+            self.theme_controller.appearance_changed(event.key == "pi-color-scheme-light")
             return
         if isinstance(event, events.Key) and not event.is_forwarded and self._search_key_elsewhere(event):
             event.stop()
             event.prevent_default()
             return
         await super().on_event(event)
-
-    def terminal_appearance_changed(self, light: bool) -> None:
-        """The terminal switched light/dark (DEC 2031): the theme part decides what follows."""
-        self.theme_controller.appearance_changed(light)
 
     def _search_key_elsewhere(self, event: Any) -> bool:
         from pi_app.tui.input.keys import key_press
@@ -1105,15 +1063,6 @@ class PiApp(App[int], inherit_bindings=False):
         double = now - self._last_escape < DOUBLE_PRESS_S
         self._last_escape = 0.0 if double else now
         return double
-
-
-def _light_background() -> bool:
-    """COLORFGBG's background index (``15;0`` is dark); dark when unknown (R-TERM-02 fallback)."""
-    value = os.environ.get("COLORFGBG", "")
-    try:
-        return int(value.rsplit(";", 1)[-1]) >= 8
-    except ValueError:
-        return False
 
 
 def run_interactive(options: LaunchOptions) -> int:

@@ -201,7 +201,7 @@ async def reload_resources(app: CommandHost) -> bool:
     app.keybindings = Keybindings.load(app.agent_dir / "keybindings.json")
     for warning in app.keybindings.warnings:
         app.show_warning(warning)
-    app.reload_themes()
+    app.theme_controller.reload()
     app.apply_keybindings()
     app.rebuild_transcript()
     app.ext.show_load_problems()  # after the rebuild, so the lines stay (a broken extension file)

@@ -249,7 +249,7 @@ class ExtensionSurface:
         self.app.transcript.set_expand_all(expanded)
 
     def switch_theme(self, name: str) -> None:
-        error = self.app.switch_theme(name)
+        error = self.app.theme_controller.switch(name)
         if error:
             self.app.show_error(error)
 
