@@ -45,7 +45,7 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
-from textual import on
+from textual import events, on
 from textual.app import App, ComposeResult
 from textual.containers import Vertical
 from textual.screen import Screen
@@ -963,63 +963,24 @@ class PiApp(App[int], inherit_bindings=False):
     def restore_to_editor(self, texts: list[str]) -> None:
         self.router.restore_to_editor(texts)
 
-    # -- transcript search (1.6.0's tui.altScreen.search; search_bar.py) ------------------------
+    # -- keys the app takes whatever has the keyboard ---------------------------------------------
 
-    async def on_event(self, event: Any) -> None:
-        """The search key opens the transcript search whatever has the keyboard (a selector, a
-        dialog), as in 1.6.0; the editor and the search bar handle it themselves."""
-        from textual import events
-
+    async def on_event(self, event: events.Event) -> None:
+        """The terminal's light/dark reports go to the theme part; the search key opens the
+        transcript search from a selector or dialog too (``search_bar.search_key_elsewhere``)."""
         if isinstance(event, events.Key) and event.key in ("pi-color-scheme-light", "pi-color-scheme-dark"):
             event.stop()
             event.prevent_default()
             self.theme_controller.appearance_changed(event.key == "pi-color-scheme-light")
             return
-        if isinstance(event, events.Key) and not event.is_forwarded and self._search_key_elsewhere(event):
-            event.stop()
-            event.prevent_default()
-            return
+        if isinstance(event, events.Key) and not event.is_forwarded:
+            from pi_app.tui.transcript.search_bar import search_key_elsewhere
+
+            if search_key_elsewhere(self, event):
+                event.stop()
+                event.prevent_default()
+                return
         await super().on_event(event)
-
-    def _search_key_elsewhere(self, event: Any) -> bool:
-        from pi_app.tui.input.keys import key_press
-        from pi_app.tui.transcript.search_bar import SearchBar
-
-        if self.main_screen is None or self.screen is not self.main_screen:
-            return False
-        focused = self.focused
-        if focused is None or isinstance(focused, (PromptEditor, SearchBar)):
-            return False
-        if not self.keybindings.matches(key_press(event), "tui.altScreen.search"):
-            return False
-        self.open_transcript_search()
-        return True
-
-    def open_transcript_search(self) -> None:
-        from pi_app.tui.transcript.search_bar import SearchBar
-
-        screen = self.main_screen
-        if screen is None:
-            return
-        existing = screen.query(SearchBar)
-        if existing:
-            self.focus_layers.opened(existing.first())
-            return
-        bar = SearchBar()
-        screen.mount(bar)
-        self.transcript.set_search("")
-        self.focus_layers.opened(bar)
-
-    def close_transcript_search(self) -> None:
-        from pi_app.tui.transcript.search_bar import SearchBar
-
-        screen = self.main_screen
-        if screen is None:
-            return
-        for bar in list(screen.query(SearchBar)):
-            self.focus_layers.closed(bar)
-            bar.remove()
-        self.transcript.set_search(None)
 
     # -- app actions (keys) ---------------------------------------------------------------------
 

@@ -290,6 +290,12 @@ async def copy_message(app: CommandHost) -> None:
     await copy_last_assistant_message(app)
 
 
+def open_search(app: CommandHost) -> None:
+    from pi_app.tui.transcript import search_bar
+
+    search_bar.open_search(app)
+
+
 async def debug_dump(app: CommandHost) -> None:
     from pi_app.tui.commands.debug import write_debug_log
 
@@ -326,6 +332,6 @@ ACTION_HANDLERS: dict[str, ActionHandler] = {
     "tui.altScreen.nextPrompt": _jump(1),
     "tui.altScreen.top": lambda app: app.transcript.scroll_top(),
     "tui.altScreen.bottom": lambda app: app.transcript.scroll_bottom(),
-    "tui.altScreen.search": lambda app: app.open_transcript_search(),
+    "tui.altScreen.search": open_search,
     "app.debug": debug_dump,
 }
