@@ -75,6 +75,7 @@ from pi_app.tui.bridge.messages import (
 )
 from pi_app.tui.bridge.session import SessionBridge
 from pi_app.tui.chrome.footer import Footer
+from pi_app.tui.chrome.header import StartupHeader
 from pi_app.tui.chrome.run_status import RunStatus
 from pi_app.tui.chrome.status import PendingArea, StatusLine
 from pi_app.tui.editor.autocomplete import CommandInfo, PiAutocomplete
@@ -88,7 +89,6 @@ from pi_app.tui.input.keybindings import Keybindings, display_key
 from pi_app.tui.terminal.probe import TerminalSetup
 from pi_app.tui.theme.controller import ThemeController
 from pi_app.tui.theme.themes import PiTheme, ThemeManager, theme_variables
-from pi_app.tui.transcript.blocks.startup import HeaderContent, StartupHeaderBlock
 from pi_app.tui.transcript.view import Transcript
 
 if TYPE_CHECKING:  # built after the first frame (``commands``, the feed)
@@ -193,8 +193,8 @@ class PiApp(App[int], inherit_bindings=False):
         self._shutting_down = False
         self.farewell = ""
         """Printed on the normal screen after a user's quit (the conversation and how to resume)."""
-        self.header_notices: list[str] = []
-        """One-line notices under the start-up header (the condensed changelog)."""
+        self.header = StartupHeader(self)
+        """The start-up header part: its block at the top of the transcript and its notices."""
         self.router = PromptRouter(self)
         """The prompt router: where a submitted text goes, and the messages waiting to be sent."""
         self.tools_expanded = False
@@ -373,7 +373,7 @@ class PiApp(App[int], inherit_bindings=False):
         transcript = self.transcript
         streaming = transcript.streaming
         transcript.clear_blocks()
-        self._add_header()
+        self.header.show()
         if self.session is not None:
             context = self.context_messages() if messages is None else messages
             render_session_history(self, [m for m in context if getattr(m, "role", None) not in skip_roles])
@@ -415,7 +415,7 @@ class PiApp(App[int], inherit_bindings=False):
     def start_session(self) -> None:
         """Called once the main screen is composed: header, then the agent thread (R-TUI-14)."""
         self.theme_controller.apply(self.themes.current)
-        self._add_header()
+        self.header.show()
         self.editor.focus()
         self.terminal.attach(self, self.transcript)
         self.pending.dequeue_hint = self.hint("app.message.dequeue")
@@ -462,27 +462,6 @@ class PiApp(App[int], inherit_bindings=False):
         self.footer.state.branch = git_branch(self.cwd)
         self.footer.repaint()
 
-    def header_content(self) -> HeaderContent:
-        from pi_app.tui.chrome.header import build_header
-
-        return build_header(self)
-
-    def refresh_header(self) -> None:
-        """Rebuild the start-up header (after a setting or keybinding change)."""
-        self._add_header()
-
-    def _add_header(self) -> None:
-        block = StartupHeaderBlock(self.header_content(), override=self.ext.surface.header_override)
-        transcript = self.transcript
-        if block.key in {b.key for b in transcript.blocks}:
-            existing = next(b for b in transcript.blocks if b.key == block.key)
-            assert isinstance(existing, StartupHeaderBlock)
-            existing.override = block.override
-            existing.set_content(block.content)
-            transcript.refresh_block(existing, immediate=True)
-            return
-        transcript.append_block(block)
-
     def on_unmount(self) -> None:
         self._release_paint()
         self.theme_controller.stop()
@@ -520,7 +499,7 @@ class PiApp(App[int], inherit_bindings=False):
         self._feed = TranscriptFeed(lambda: self.transcript, self)
         self.theme_controller.adopt_loader_themes()
         self._apply_settings()
-        self._add_header()
+        self.header.show()
         for warning in message.created.warnings:
             self.show_warning(warning)
         if message.created.model_fallback_message:
@@ -565,8 +544,8 @@ class PiApp(App[int], inherit_bindings=False):
         collapse = settings.get_collapse_changelog() or quiet
         shown = startup_changelog(last_seen, __version__, collapse=collapse)
         if shown.notice:
-            self.header_notices.append(shown.notice)
-            self._add_header()
+            self.header.notices.append(shown.notice)
+            self.header.show()
         if shown.markdown:
             self.transcript.append_block(InfoBlock(shown.markdown))
         if last_seen != __version__:
@@ -883,7 +862,7 @@ class PiApp(App[int], inherit_bindings=False):
             editor.keybindings = self.keybindings
         self.pending.dequeue_hint = self.hint("app.message.dequeue")
         self._transcript_hints()
-        self._add_header()
+        self.header.show()
 
     # -- submitting -----------------------------------------------------------------------------
 

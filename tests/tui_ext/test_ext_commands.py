@@ -104,7 +104,7 @@ async def test_header_lists_loaded_extensions(tmp_path: Path) -> None:
     app, _, _ = extension_app(tmp_path, [path])
     async with app.run_test(size=(120, 40)) as pilot:
         await _ready(pilot, app)
-        sections = dict(app.header_content().resources)
+        sections = dict(app.header.content().resources)
         assert any(item.endswith("commands.py") for item in sections["Extensions"])
         app.run_action_id("app.tools.expand")  # the expanded header lists the resources
         await pilot.pause(0.1)

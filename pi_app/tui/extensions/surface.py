@@ -318,7 +318,7 @@ class ExtensionSurface:
                 Text(result) if isinstance(result, str) else result if result is not None else Text("")
             )
             self.header_override = lambda width, theme: render_rich(renderable, width)
-        self.app.refresh_header()
+        self.app.header.show()
 
     # -- custom components ----------------------------------------------------------------------
 

@@ -118,7 +118,7 @@ def settings_rows(app: CommandHost) -> list[SettingRow]:
         app.transcript.invalidate_all()
 
     def set_quiet(value: bool) -> None:
-        app.refresh_header()
+        app.header.show()
 
     def set_auto_compact(value: bool) -> None:
         app.bridge.call_soon(lambda session: session.set_auto_compaction_enabled(value))
