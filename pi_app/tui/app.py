@@ -255,17 +255,6 @@ class PiApp(App[int], inherit_bindings=False):
         """The bridge's ``ask_user``: start a question's flow in a worker, from the agent thread."""
         self.call_from_thread(lambda: self.run_worker(start(), group="ask-user", exit_on_error=False))
 
-    def run_in_background(self, work: Awaitable[None], group: str) -> None:
-        self.run_worker(work, group=group, exit_on_error=False)
-
-    async def edit_preview(self, arguments: dict[str, Any]) -> Any:
-        """The diff an edit with ``arguments`` would make, computed on the agent loop."""
-        from pi_app.coding.tools.edit import compute_edits_diff
-
-        return await self.bridge.request(
-            lambda s: compute_edits_diff(arguments["path"], list(arguments["edits"]), s.cwd)
-        )
-
     @property
     def themes(self) -> ThemeManager:
         """The known themes and the current one (the theme part's)."""
@@ -363,33 +352,6 @@ class PiApp(App[int], inherit_bindings=False):
     def hint(self, action: str) -> str:
         """The first key of ``action`` as pi writes it in hints (``ctrl+o``)."""
         return self.keybindings.hint(action)
-
-    def rebuild_transcript(self, skip_roles: tuple[str, ...] = (), messages: list[Any] | None = None) -> None:
-        """Clear the transcript and render the session's current context again (R-TR-10);
-        ``messages``: that context, when the bridge already read it on the agent loop."""
-        from pi_app.tui.transcript.history import render_session_history
-
-        self.ext.check_generation()
-        transcript = self.transcript
-        streaming = transcript.streaming
-        transcript.clear_blocks()
-        self.header.show()
-        if self.session is not None:
-            context = self.context_messages() if messages is None else messages
-            render_session_history(self, [m for m in context if getattr(m, "role", None) not in skip_roles])
-        if streaming is not None and self.is_working:
-            transcript.append_block(streaming)
-            transcript.streaming = streaming
-
-    def context_messages(self) -> list[Any]:
-        """The session's current context (empty while it starts)."""
-        session = self.session
-        if session is None:
-            return []
-        try:
-            return list(session.session_manager.build_session_context().messages)
-        except Exception:  # a broken file still shows what the agent has in memory
-            return list(session.messages)
 
     def shutdown(self) -> None:
         """Leave the app (idempotent; R-TUI-11). Extensions hear ``session_shutdown`` first."""
@@ -505,9 +467,9 @@ class PiApp(App[int], inherit_bindings=False):
         if message.created.model_fallback_message:
             self.show_warning(message.created.model_fallback_message)
         from pi_app.ai.util.content_text import message_text
-        from pi_app.tui.transcript.history import render_session_history
+        from pi_app.tui.transcript.history import context_messages, render_session_history
 
-        messages = self.context_messages()
+        messages = context_messages(self.session)
         self._show_whats_new(resumed=bool(messages))
         render_session_history(self, messages)
         for m in messages:
@@ -709,7 +671,8 @@ class PiApp(App[int], inherit_bindings=False):
     def _compaction_ended(self, message: CompactionEnded) -> None:
         if self._live(message):
             self.run_status.compaction_ended()
-            self.compaction_ended(message)
+            self.feed.compaction_ended(message)
+            self.router.flush_after_compaction(will_retry=message.event.will_retry)
 
     @on(RetryStarted)
     def _retry_started(self, message: RetryStarted) -> None:
@@ -799,44 +762,6 @@ class PiApp(App[int], inherit_bindings=False):
         name = self.snapshot.session_name
         base = os.path.basename(self.cwd) or self.cwd
         self.title = f"π - {name} - {base}" if name else f"π - {base}"
-
-    # -- what follows a compaction --------------------------------------------------------------
-
-    def show_summary_cost(self, label: str, usage: Any) -> None:
-        """``showCacheMissNotices`` (pi 1.6.0) also says what a compaction or branch summary cost."""
-        if self.settings is None or not self.settings.get_show_cache_miss_notices():
-            return
-        from pi_app.coding.cache_notices import summary_cost_text
-
-        text = summary_cost_text(label, usage)
-        if text:
-            self.show_warning(text)
-
-    def compaction_ended(self, message: CompactionEnded) -> None:
-        """The notes and the redraw after a compaction, then the messages typed during it."""
-        event = message.event
-        if event.aborted:
-            self.show_status(
-                "Compaction cancelled" if event.reason == "manual" else "Auto-compaction cancelled"
-            )
-        elif event.result is not None and event.reason != "manual":
-            # auto-compaction: context order, so the retried or next answer follows the summary
-            self.rebuild_transcript(messages=message.context)
-        elif event.result is not None:
-            # /compact: the summary goes at the bottom where the user is looking (as pi does)
-            from pi_app.tui.transcript.blocks.summary import SummaryBlock
-
-            result = event.result
-            self.rebuild_transcript(skip_roles=("compactionSummary",), messages=message.context)
-            hint = self.hint("app.tools.expand")
-            self.transcript.append_block(
-                SummaryBlock(result.summary, tokens_before=result.tokens_before, expand_hint=hint)
-            )
-        elif event.error_message:
-            self.show_error(event.error_message)
-        if event.result is not None and not event.aborted:
-            self.show_summary_cost("Compaction", message.usage)
-        self.router.flush_after_compaction(will_retry=event.will_retry)
 
     def after_agent_end(self) -> None:
         """Deferred work once a run has ended (an extension's shutdown request)."""

@@ -14,7 +14,9 @@ shows (and keeps) the boundary, and ``PiApp`` satisfies every one of them struct
   ``actions.ACTION_HANDLERS``).
 * ``ExtensionHost``: a command host plus what the extension glue (``pi_app.tui.extensions``) uses;
   it is also the ``app`` extension factories receive (``factory(app, theme, keybindings)``).
-* ``HistoryHost``: what drawing stored messages into the transcript needs (``history``).
+* ``HistoryHost``: what drawing stored messages into the transcript needs (``history``);
+  ``RebuildHost`` what drawing the session's context again needs.
+* ``FeedHost``: what the transcript part (``transcript.feed.TranscriptFeed``) asks of the app.
 
 Nothing here is imported at run time by the modules that use it (annotations only), so the
 protocols cost nothing at start-up.
@@ -34,7 +36,6 @@ if TYPE_CHECKING:
     from textual.widget import Widget
     from textual.worker import Worker
 
-    from pi_app.agent.types import AgentMessage
     from pi_app.ai.types import Model
     from pi_app.coding.agent_session import AgentSession
     from pi_app.coding.launch import LaunchOptions
@@ -55,9 +56,20 @@ if TYPE_CHECKING:
     from pi_app.tui.terminal.probe import TerminalSetup
     from pi_app.tui.theme.controller import ThemeController
     from pi_app.tui.theme.themes import ThemeManager
+    from pi_app.tui.transcript.feed import TranscriptFeed
     from pi_app.tui.transcript.view import Transcript
 
-__all__ = ["CommandHost", "ExtensionHost", "HistoryHost", "Notes", "SelectorHost", "SessionHost"]
+__all__ = [
+    "CommandHost",
+    "ExtensionHost",
+    "FeedHost",
+    "HistoryHost",
+    "Notes",
+    "RebuildHost",
+    "SelectorHost",
+    "SessionHost",
+    "Workers",
+]
 
 
 class Notes(Protocol):
@@ -66,6 +78,19 @@ class Notes(Protocol):
     def show_status(self, text: str) -> None: ...
     def show_warning(self, text: str) -> None: ...
     def show_error(self, text: str) -> None: ...
+
+
+class Workers(Protocol):
+    """Textual's workers: a flow or a background job runs as one."""
+
+    def run_worker(
+        self,
+        work: Coroutine[Any, Any, Any],
+        name: str | None = "",
+        group: str = "default",
+        *,
+        exit_on_error: bool = True,
+    ) -> Worker[Any]: ...
 
 
 class HistoryHost(Protocol):
@@ -79,7 +104,26 @@ class HistoryHost(Protocol):
     def hint(self, action: str) -> str: ...
 
 
-class SelectorHost(Notes, Protocol):
+class RebuildHost(HistoryHost, Protocol):
+    """Drawing the session's context again (``history.rebuild_transcript``): the header first,
+    then the context; a reply still streaming stays at the bottom."""
+
+    session: AgentSession | None
+    header: StartupHeader
+
+    @property
+    def is_working(self) -> bool: ...
+
+
+class FeedHost(RebuildHost, Notes, Workers, Protocol):
+    """What the transcript part asks of the app: the lookups it draws with, notes, the agent loop
+    (an edit's diff preview), the settings (``showCacheMissNotices``) and a worker."""
+
+    bridge: SessionBridge
+    settings: SettingsManager | None
+
+
+class SelectorHost(Notes, Workers, Protocol):
     """Notes, the editor slot (selectors and dialogs in place of the editor) and workers."""
 
     keybindings: Keybindings
@@ -94,14 +138,6 @@ class SelectorHost(Notes, Protocol):
     def show_in_editor_slot(self, widget: Widget, owner: str = "app") -> None: ...
     def restore_editor(self, owner: str = "app") -> None: ...
     def hint(self, action: str) -> str: ...
-    def run_worker(
-        self,
-        work: Coroutine[Any, Any, Any],
-        name: str | None = "",
-        group: str = "default",
-        *,
-        exit_on_error: bool = True,
-    ) -> Worker[Any]: ...
     def call_from_thread(self, callback: Callable[..., Any], *args: Any) -> Any: ...
 
 
@@ -128,7 +164,7 @@ class SessionHost(SelectorHost, Protocol):
     def refresh_footer(self) -> None: ...
 
 
-class CommandHost(SessionHost, HistoryHost, Protocol):
+class CommandHost(SessionHost, RebuildHost, Protocol):
     """What a built-in slash command or a key action may use of the app."""
 
     options: LaunchOptions
@@ -170,20 +206,20 @@ class CommandHost(SessionHost, HistoryHost, Protocol):
     @property
     def main_screen(self) -> Screen[None] | None: ...
 
+    @property
+    def feed(self) -> TranscriptFeed:
+        """The transcript part (once the session is ready)."""
+        ...
+
     def shutdown(self) -> None: ...
     def action_clear(self) -> None: ...
     def note_escape(self) -> bool: ...
-    def context_messages(self) -> list[AgentMessage]: ...
-    def rebuild_transcript(
-        self, skip_roles: tuple[str, ...] = (), messages: list[Any] | None = None
-    ) -> None: ...
     def refresh_pending(self) -> None: ...
     def clear_pending(self) -> None: ...
     def take_queued_messages(self) -> Awaitable[list[str]]: ...
     def restore_to_editor(self, texts: list[str]) -> None: ...
     def update_title(self) -> None: ...
     def apply_keybindings(self) -> None: ...
-    def show_summary_cost(self, label: str, usage: Any) -> None: ...
     def copy_to_clipboard(self, text: str) -> None: ...
     def batch_update(self) -> AbstractContextManager[None]: ...
     def suspend(self) -> AbstractContextManager[None]: ...

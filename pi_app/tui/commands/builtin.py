@@ -15,6 +15,7 @@ from pi_app.tui.chrome.changelog import changelog_text
 from pi_app.tui.commands.registry import CommandRegistry, SlashCommand
 from pi_app.tui.input.keybindings import ACTIONS
 from pi_app.tui.transcript.blocks.info import InfoBlock
+from pi_app.tui.transcript.history import context_messages, rebuild_transcript
 
 if TYPE_CHECKING:
     from pi_app.coding.agent_session import AgentSession
@@ -70,7 +71,7 @@ async def _compact(app: CommandHost, args: str) -> None:
     if session is None:
         app.show_status("Still starting up…")
         return
-    messages = [m for m in app.context_messages() if m.role in ("user", "assistant")]
+    messages = [m for m in context_messages(app.session) if m.role in ("user", "assistant")]
     if len(messages) < 2:
         app.show_warning("Nothing to compact (no messages yet)")
         return
@@ -203,7 +204,7 @@ async def reload_resources(app: CommandHost) -> bool:
         app.show_warning(warning)
     app.theme_controller.reload()
     app.apply_keybindings()
-    app.rebuild_transcript()
+    rebuild_transcript(app)
     app.ext.show_load_problems()  # after the rebuild, so the lines stay (a broken extension file)
     return True
 
