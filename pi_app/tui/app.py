@@ -43,7 +43,7 @@ import time
 from collections.abc import Awaitable, Callable
 from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from textual import events, on
 from textual.app import App, ComposeResult
@@ -78,7 +78,7 @@ from pi_app.tui.chrome.footer import Footer
 from pi_app.tui.chrome.header import StartupHeader
 from pi_app.tui.chrome.run_status import RunStatus
 from pi_app.tui.chrome.status import PendingArea, StatusLine
-from pi_app.tui.editor.autocomplete import CommandInfo, PiAutocomplete
+from pi_app.tui.editor.autocomplete import PiAutocomplete
 from pi_app.tui.editor.router import PromptRouter
 from pi_app.tui.editor.slot import EditorSlot
 from pi_app.tui.editor.widget import PromptEditor
@@ -186,8 +186,9 @@ class PiApp(App[int], inherit_bindings=False):
         self._feed: TranscriptFeed | None = None
         self._held_paint: AbstractContextManager[None] | None = None
         """Painting is held while a batch of session messages is being applied (``_live``)."""
-        self._commands: CommandRegistry | None = None
-        self.autocomplete = PiAutocomplete(self.cwd, self._command_infos)
+        self.router = PromptRouter(self)
+        """The prompt router: where a submitted text goes, and the messages waiting to be sent."""
+        self.autocomplete = PiAutocomplete(self.cwd, self.router.command_infos)
         self._last_clear = 0.0
         self._last_escape = 0.0
         self._shutting_down = False
@@ -195,8 +196,6 @@ class PiApp(App[int], inherit_bindings=False):
         """Printed on the normal screen after a user's quit (the conversation and how to resume)."""
         self.header = StartupHeader(self)
         """The start-up header part: its block at the top of the transcript and its notices."""
-        self.router = PromptRouter(self)
-        """The prompt router: where a submitted text goes, and the messages waiting to be sent."""
         self.tools_expanded = False
         self.interrupt_handlers: list[Callable[[], bool]] = []
         """Handlers that get Escape first (loaders, branch summaries); True means handled."""
@@ -212,21 +211,8 @@ class PiApp(App[int], inherit_bindings=False):
 
     @property
     def commands(self) -> CommandRegistry:
-        """The slash commands, built on first use: their selector modules import the session layer,
-        which would delay the first frame (``start_session`` builds them right after it)."""
-        if self._commands is None:
-            from pi_app.tui.commands.registry import builtin_registry
-            from pi_app.tui.selectors.models import model_argument_completions
-            from pi_app.tui.selectors.thinking import thinking_argument_completions
-
-            self._commands = builtin_registry()
-            model_command = self._commands.find("model")
-            if model_command is not None:
-                model_command.get_argument_completions = model_argument_completions(self)
-            thinking = self._commands.find("thinking")
-            if thinking is not None:
-                thinking.get_argument_completions = thinking_argument_completions(self)
-        return self._commands
+        """The built-in slash commands (the prompt router's, built on first use)."""
+        return self.router.commands
 
     # -- construction helpers -------------------------------------------------------------------
 
@@ -451,7 +437,7 @@ class PiApp(App[int], inherit_bindings=False):
             self.show_error(message.error or "could not start the session")
             early = self.router.take_early()
             if early:  # typed while it was starting: back in the editor, not lost
-                self.restore_to_editor(early)
+                self.router.restore_to_editor(early)
             return
         self.session = message.created.session
         self.settings = self.session.settings_manager
@@ -708,7 +694,7 @@ class PiApp(App[int], inherit_bindings=False):
             return
         self.refresh_footer()  # also when nothing shown changed: it names the moment it shows
         if changed:
-            self.refresh_pending()
+            self.router.refresh_pending()
             self.update_title()
 
     # -- the status part's state, as commands and extensions read it ------------------------------
@@ -789,83 +775,12 @@ class PiApp(App[int], inherit_bindings=False):
         self._transcript_hints()
         self.header.show()
 
-    # -- submitting -----------------------------------------------------------------------------
-
-    def _command_infos(self) -> list[CommandInfo]:
-        from pi_app.tui.chrome.resources import extra_command_infos
-
-        infos = [
-            CommandInfo(c.name, c.description, c.argument_hint, c.get_argument_completions)
-            for c in self.commands.visible()
-        ]
-        taken = {info.name for info in infos}
-        infos.extend(info for info in extra_command_infos(self) if info.name not in taken)
-        return infos
-
     @on(PromptEditor.Submitted)
     def _submit(self, message: PromptEditor.Submitted) -> None:
         if message.editor is not self.editor:
             return
         message.stop()
-        self.submit_text(message.text, follow_up=message.follow_up)
-
-    def submit_text(self, text: str, *, follow_up: bool = False) -> None:
-        """Route one submitted text (``editor.router``)."""
-        self.router.submit(text, follow_up=follow_up)
-
-    def run_command_text(self, text: str) -> bool:
-        """Run ``text`` if it is a built-in command, or (at once, even while busy; R-EXT-48) an
-        extension's; True when it was one."""
-        from pi_app.tui.commands.registry import parse as parse_command
-
-        parsed = parse_command(text)
-        if parsed is not None and parsed[0] in self.commands:
-            self.run_worker(self._run_command(text), group="command", exit_on_error=False)
-            return True
-        if self.session is not None and self.ext.is_command(text):
-            self.ext.run_command(text)
-            return True
-        return False
-
-    def run_user_bash(self, text: str) -> None:
-        from pi_app.tui.commands.user_bash import run_user_bash
-
-        run_user_bash(self, text)
-
-    def flush_pending_bash(self) -> None:
-        from pi_app.tui.commands.user_bash import flush_pending_bash
-
-        flush_pending_bash(self)
-
-    def send_prompt(
-        self, text: str, behavior: Literal["steer", "followUp"] | None, images: Any = None
-    ) -> None:
-        self.router.send(text, behavior, images)
-
-    async def _run_command(self, text: str) -> None:
-        try:
-            await self.commands.run(self, text)
-        except Exception as exc:  # a failing command reports itself and the app keeps running
-            self.show_error(str(exc) or type(exc).__name__)
-
-    # the pending area and the messages waiting to be sent: the router's (``editor.router``)
-
-    @property
-    def local_queue(self) -> list[tuple[str, Literal["steer", "followUp"]]]:
-        """Messages typed while starting or compacting, not yet sent: (text, "steer" | "followUp")."""
-        return self.router.waiting
-
-    def refresh_pending(self) -> None:
-        self.router.refresh_pending()
-
-    async def take_queued_messages(self) -> list[str]:
-        return await self.router.take_all()
-
-    def clear_pending(self) -> None:
-        self.router.clear()
-
-    def restore_to_editor(self, texts: list[str]) -> None:
-        self.router.restore_to_editor(texts)
+        self.router.submit(message.text, follow_up=message.follow_up)
 
     # -- keys the app takes whatever has the keyboard ---------------------------------------------
 

@@ -24,10 +24,10 @@ protocols cost nothing at start-up.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Callable, Coroutine
 from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from textual.geometry import Size
@@ -48,6 +48,7 @@ if TYPE_CHECKING:
     from pi_app.tui.commands.registry import CommandRegistry
     from pi_app.tui.commands.user_bash import UserBashRun
     from pi_app.tui.editor.autocomplete import PiAutocomplete
+    from pi_app.tui.editor.router import PromptRouter
     from pi_app.tui.editor.slot import EditorSlot
     from pi_app.tui.editor.widget import PromptEditor
     from pi_app.tui.extensions.host import AppExtensions
@@ -171,6 +172,8 @@ class CommandHost(SessionHost, RebuildHost, Protocol):
     agent_dir: Path
     terminal: TerminalSetup
     autocomplete: PiAutocomplete
+    router: PromptRouter
+    """The prompt router: the messages waiting to be sent, the pending area, the editor's text."""
     theme_controller: ThemeController
     """The theme part: switching, applying, reloading and rediscovering themes."""
     focus_layers: FocusLayers
@@ -182,10 +185,6 @@ class CommandHost(SessionHost, RebuildHost, Protocol):
 
     @property
     def commands(self) -> CommandRegistry: ...
-    @property
-    def local_queue(self) -> list[tuple[str, Literal["steer", "followUp"]]]:
-        """Messages typed while starting or compacting, not yet sent (the prompt router's)."""
-        ...
 
     @property
     def compactions_ended(self) -> int: ...
@@ -214,10 +213,6 @@ class CommandHost(SessionHost, RebuildHost, Protocol):
     def shutdown(self) -> None: ...
     def action_clear(self) -> None: ...
     def note_escape(self) -> bool: ...
-    def refresh_pending(self) -> None: ...
-    def clear_pending(self) -> None: ...
-    def take_queued_messages(self) -> Awaitable[list[str]]: ...
-    def restore_to_editor(self, texts: list[str]) -> None: ...
     def update_title(self) -> None: ...
     def apply_keybindings(self) -> None: ...
     def copy_to_clipboard(self, text: str) -> None: ...

@@ -57,7 +57,7 @@ async def test_commands_autocomplete_and_run_even_while_streaming(tmp_path: Path
     app, _, _ = extension_app(tmp_path, [path], [[gate(command_ran), text("slow answer")]])
     async with app.run_test(size=(100, 30)) as pilot:
         await _ready(pilot, app)
-        infos = {info.name: info for info in app._command_infos()}
+        infos = {info.name: info for info in app.router.command_infos()}
         assert infos["deploy"].description == "Deploy the app"
         assert infos["model"].description != "Shadowed by the built-in"  # built-ins win (R-CMD-19)
         await pilot.press(*"/dep")

@@ -39,11 +39,11 @@ async def interrupt(app: CommandHost) -> None:
         return
     if session is not None and (app.is_working or app.snapshot.streaming):
         restored: list[str] = await app.bridge.request(_clear_queue_and_abort)
-        local = [text for text, _ in app.local_queue]
+        local = [text for text, _ in app.router.waiting]
         texts = restored + local
-        app.clear_pending()
+        app.router.clear()
         if texts:
-            app.restore_to_editor(texts)
+            app.router.restore_to_editor(texts)
         return
     if app.user_bash is not None and app.user_bash.running:
         app.user_bash.abort()
@@ -66,11 +66,11 @@ def _clear_queue_and_abort(session: AgentSession) -> list[str]:
 
 async def dequeue(app: CommandHost) -> None:
     """Alt+Up: every queued message back into the editor (R-INT-06)."""
-    texts = await app.take_queued_messages()
+    texts = await app.router.take_all()
     if not texts:
         app.show_status("No queued messages to restore")
         return
-    app.restore_to_editor(texts)
+    app.router.restore_to_editor(texts)
     app.show_status(f"Restored {len(texts)} queued message(s) to editor")
 
 

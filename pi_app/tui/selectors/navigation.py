@@ -373,7 +373,7 @@ def new_command(app: CommandHost, args: str) -> None:
 async def new_flow(app: CommandHost) -> None:
     if not await request(app, lambda s: s.new_session()):
         return
-    app.clear_pending()
+    app.router.clear()
     rebuild_after_move(app)
     app.show_status("✓ New session started")
 
