@@ -699,35 +699,10 @@ class PiApp(App[int], inherit_bindings=False):
 
     # -- the status part's state, as commands and extensions read it ------------------------------
 
-    def set_working(self, working: bool) -> None:
-        self.run_status.set_working(working)
-
-    def set_terminal_busy(self, busy: bool) -> None:
-        self.terminal.set_busy(busy)
-
     @property
     def is_working(self) -> bool:
+        """A run is on (the status part's)."""
         return self.run_status.working
-
-    @property
-    def is_compacting(self) -> bool:
-        return self.run_status.compacting is not None
-
-    @property
-    def is_retrying(self) -> bool:
-        return self.run_status.retrying
-
-    @property
-    def working_message(self) -> str | None:
-        return self.run_status.working_message
-
-    @working_message.setter
-    def working_message(self, message: str | None) -> None:
-        self.run_status.working_message = message
-
-    @property
-    def compactions_ended(self) -> int:
-        return self.run_status.compactions_ended
 
     def refresh_footer(self) -> None:
         """Show the newest snapshot in the footer and the editor border (what the app knows

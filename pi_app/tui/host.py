@@ -44,6 +44,7 @@ if TYPE_CHECKING:
     from pi_app.tui.bridge.session import SessionBridge
     from pi_app.tui.chrome.footer import Footer
     from pi_app.tui.chrome.header import StartupHeader
+    from pi_app.tui.chrome.run_status import RunStatus
     from pi_app.tui.chrome.status import PendingArea, StatusLine
     from pi_app.tui.commands.registry import CommandRegistry
     from pi_app.tui.commands.user_bash import UserBashRun
@@ -174,6 +175,8 @@ class CommandHost(SessionHost, RebuildHost, Protocol):
     autocomplete: PiAutocomplete
     router: PromptRouter
     """The prompt router: the messages waiting to be sent, the pending area, the editor's text."""
+    run_status: RunStatus
+    """The status part: working, compacting, retrying, an extension's working message."""
     theme_controller: ThemeController
     """The theme part: switching, applying, reloading and rediscovering themes."""
     focus_layers: FocusLayers
@@ -186,12 +189,6 @@ class CommandHost(SessionHost, RebuildHost, Protocol):
     @property
     def commands(self) -> CommandRegistry: ...
 
-    @property
-    def compactions_ended(self) -> int: ...
-    @property
-    def is_compacting(self) -> bool: ...
-    @property
-    def is_retrying(self) -> bool: ...
     @property
     def pending(self) -> PendingArea: ...
     @property
@@ -227,7 +224,6 @@ class ExtensionHost(CommandHost, Protocol):
 
     _thread_id: int
     """Textual's UI thread (``App._thread_id``): calls from any other thread are posted."""
-    working_message: str | None
     title: str
 
     @property
@@ -238,4 +234,3 @@ class ExtensionHost(CommandHost, Protocol):
     def call_later(self, callback: Callable[..., Any], *args: Any) -> bool: ...
     def make_editor(self) -> PromptEditor: ...
     def thinking_border_token(self) -> str: ...
-    def set_working(self, working: bool) -> None: ...

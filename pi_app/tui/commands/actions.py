@@ -31,10 +31,10 @@ async def interrupt(app: CommandHost) -> None:
         if handler():
             return
     session = app.session
-    if session is not None and app.is_compacting:
+    if session is not None and app.run_status.is_compacting:
         app.bridge.call_soon(lambda s: s.abort_compaction())
         return
-    if session is not None and app.is_retrying:
+    if session is not None and app.run_status.retrying:
         app.bridge.call_soon(lambda s: s.abort_retry())
         return
     if session is not None and (app.is_working or app.snapshot.streaming):

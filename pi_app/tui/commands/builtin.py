@@ -76,11 +76,11 @@ async def _compact(app: CommandHost, args: str) -> None:
         app.show_warning("Nothing to compact (no messages yet)")
         return
     instructions = args.strip() or None
-    reported = app.compactions_ended
+    reported = app.run_status.compactions_ended
     try:
         await app.bridge.request(lambda s: s.compact(instructions))
     except Exception as exc:
-        if app.compactions_ended == reported:  # the compaction_end event did not report it already
+        if app.run_status.compactions_ended == reported:  # the compaction_end event did not report it already
             app.show_error(str(exc) or type(exc).__name__)
 
 
@@ -183,7 +183,7 @@ async def reload_resources(app: CommandHost) -> bool:
     if app.is_working or app.snapshot.streaming:
         app.show_warning("Wait for the current response to finish before reloading.")
         return False
-    if app.is_compacting:
+    if app.run_status.is_compacting:
         app.show_warning("Wait for compaction to finish before reloading.")
         return False
     session = app.session

@@ -135,7 +135,7 @@ class PromptRouter:
             run_user_bash(host, text)
             return
         behavior: Behavior = "followUp" if follow_up else "steer"
-        if host.is_compacting:
+        if host.run_status.is_compacting:
             self.waiting.append((text, behavior))
             self.refresh_pending()
             host.show_status("Queued message for after compaction")

@@ -234,9 +234,10 @@ class ExtensionSurface:
             refresh()
 
     def set_working_message(self, message: str | None) -> None:
-        self.app.working_message = message or None
+        run_status = self.app.run_status
+        run_status.working_message = message or None
         if self.app.is_working:
-            self.app.set_working(True)
+            run_status.set_working(True)
 
     def set_working_visible(self, visible: bool) -> None:
         self.app.status_line.display = visible
@@ -399,7 +400,7 @@ class ExtensionSurface:
                 self.remove_overlay(overlay)
             if self.editor_factory is not None:
                 self.set_editor_component(None)
-            self.app.working_message = None
+            self.app.run_status.working_message = None
             self.app.status_line.display = True
         self.input_listeners.clear()
 
