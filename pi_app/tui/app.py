@@ -38,7 +38,6 @@ from __future__ import annotations
 import inspect
 import os
 import sys
-import threading
 import time
 from collections.abc import Awaitable, Callable
 from contextlib import AbstractContextManager
@@ -73,7 +72,7 @@ from pi_app.tui.bridge.messages import (
     ToolStarted,
     ToolUpdated,
 )
-from pi_app.tui.bridge.session import SessionBridge
+from pi_app.tui.bridge.session import SessionBridge, SessionFactory
 from pi_app.tui.chrome.footer import Footer
 from pi_app.tui.chrome.header import StartupHeader
 from pi_app.tui.chrome.run_status import RunStatus
@@ -95,6 +94,7 @@ if TYPE_CHECKING:  # built after the first frame (``commands``, the feed)
     from textual.driver import Driver
 
     from pi_app.coding.agent_session import AgentSession
+    from pi_app.coding.sdk import CreatedSession
     from pi_app.coding.settings import SettingsManager
     from pi_app.tui.commands.registry import CommandRegistry
     from pi_app.tui.transcript.feed import TranscriptFeed
@@ -148,7 +148,7 @@ class PiApp(App[int], inherit_bindings=False):
         self,
         options: LaunchOptions | None = None,
         *,
-        session_factory: Callable[[], Awaitable[Any]] | None = None,
+        session_factory: SessionFactory | None = None,
         cwd: str | None = None,
         animate: bool = True,
         agent_dir: str | Path | None = None,
@@ -207,7 +207,6 @@ class PiApp(App[int], inherit_bindings=False):
         """The extensions' UI context, dialogs, widgets, commands and shortcuts (``ext_host``)."""
         self.focus_layers = FocusLayers(self, lambda: self.editor if self.has_screen else None)
         """The slot's widgets and the extension overlays, in show order (who gets the focus back)."""
-        self._git_watcher: Any = None
 
     @property
     def commands(self) -> CommandRegistry:
@@ -216,26 +215,10 @@ class PiApp(App[int], inherit_bindings=False):
 
     # -- construction helpers -------------------------------------------------------------------
 
-    async def _default_factory(self) -> Any:
-        from pi_app.coding.launch import LaunchHost, build_session
-        from pi_app.coding.trust import NOT_TRUSTED_THIS_RUN, TrustAnswer
-        from pi_app.tui.selectors.trust import ask_project_trust
+    async def _default_factory(self) -> CreatedSession:
+        from pi_app.tui.startup import build_session
 
-        async def ask_trust(cwd: str) -> TrustAnswer:  # on the agent thread, while the session builds
-            return await self.bridge.ask_user(lambda: ask_project_trust(self, cwd), NOT_TRUSTED_THIS_RUN)
-
-        host = LaunchHost(report=self._report_startup_line, ask_trust=ask_trust)
-        return await build_session(self.options, host=host)
-
-    def _report_startup_line(self, line: str) -> None:
-        """A start-up report from the agent thread (a ``--models`` pattern matching nothing, ``--verbose``
-        resource diagnostics): one warning line in the transcript. The fork question never comes
-        here: ``pi`` asks it on the terminal before the app starts."""
-        text = line.removeprefix("Warning: ")
-        if threading.get_ident() == self._thread_id:
-            self.show_warning(text)
-        else:
-            self.call_from_thread(self.show_warning, text)
+        return await build_session(self)
 
     def _start_ui_flow(self, start: Callable[[], Awaitable[None]]) -> None:
         """The bridge's ``ask_user``: start a question's flow in a worker, from the agent thread."""
@@ -377,67 +360,31 @@ class PiApp(App[int], inherit_bindings=False):
     def _start_agent_thread(self) -> None:
         keep_startup_objects()
         self.run_worker(self.bridge.run, thread=True, group="agent", exit_on_error=False, name="agent")
-        self._watch_git_head()
+        self.footer.watch_branch()
         # the UI's warm-up waits for the session (``_session_ready``): both are Python work under
         # one interpreter lock, and the session is what makes the app ready (issue 20)
-
-    def _warm_up(self) -> None:
-        """Load what the first frame could do without (the markdown parser, pygments, the slash
-        commands, the editor's grapheme splitter) right after it, before the first answer, ``/`` or
-        a long line needs them."""
-        from pi_app.tui.editor.cursor import graphemes
-        from pi_app.tui.transcript.blocks.markdown import render_markdown
-
-        render_markdown("*warm* `up`\n\n```python\nx = 1\n```", 40, self.transcript.render_theme)
-        graphemes()
-        self.commands  # noqa: B018
-        # the session pickers: the first /resume showed its first row ~0.1 s later for these
-        import pi_app.coding.session.listing
-        import pi_app.tui.selectors.navigation
-        import pi_app.tui.selectors.sessions  # noqa: F401
-
-    def _watch_git_head(self) -> None:
-        from pi_app.tui.chrome.footer import git_head_file
-        from pi_app.tui.theme.watch import FileWatcher
-
-        head = git_head_file(self.cwd)
-        if head is not None and head.exists():
-            self._git_watcher = FileWatcher(head, lambda _path: self.call_from_thread(self._branch_changed))
-
-    def _branch_changed(self) -> None:
-        from pi_app.tui.chrome.footer import git_branch
-
-        self.footer.state.branch = git_branch(self.cwd)
-        self.footer.repaint()
 
     def on_unmount(self) -> None:
         self._release_paint()
         self.theme_controller.stop()
-        if self._git_watcher is not None:
-            self._git_watcher.stop()
         self.ext.dialogs.cancel_all()
         self.bridge.stop()
         self.terminal.detach()
-        from pi_app.tui.terminal.hyperlinks import set_link_base
-        from pi_app.tui.transcript.blocks.diagrams import DEFAULT_MERMAID_MODE, set_mermaid_mode
+        from pi_app.tui.render_settings import reset_render_options
 
-        set_link_base(None)  # process-wide render options go back to their defaults
-        set_mermaid_mode(DEFAULT_MERMAID_MODE)
-        from pi_app.tui.transcript.blocks import layout
-
-        layout.reset()
+        reset_render_options()
 
     @on(SessionReady)
     def _session_ready(self, message: SessionReady) -> None:
+        """The session is built (or could not be): the app adopts it and its transcript part;
+        what shows it is the start-up's (``startup``)."""
         if not self.has_screen:
             return
+        from pi_app.tui import startup
+
         self.footer.state.starting = False
         if message.created is None:
-            self.footer.repaint()
-            self.show_error(message.error or "could not start the session")
-            early = self.router.take_early()
-            if early:  # typed while it was starting: back in the editor, not lost
-                self.router.restore_to_editor(early)
+            startup.session_failed(self, message.error)
             return
         self.session = message.created.session
         self.settings = self.session.settings_manager
@@ -445,120 +392,7 @@ class PiApp(App[int], inherit_bindings=False):
         from pi_app.tui.transcript.feed import TranscriptFeed
 
         self._feed = TranscriptFeed(lambda: self.transcript, self)
-        self.theme_controller.adopt_loader_themes()
-        self._apply_settings()
-        self.header.show()
-        for warning in message.created.warnings:
-            self.show_warning(warning)
-        if message.created.model_fallback_message:
-            self.show_warning(message.created.model_fallback_message)
-        from pi_app.ai.util.content_text import message_text
-        from pi_app.tui.transcript.history import context_messages, render_session_history
-
-        messages = context_messages(self.session)
-        self._show_whats_new(resumed=bool(messages))
-        render_session_history(self, messages)
-        for m in messages:
-            if getattr(m, "role", None) == "user":
-                self.editor.add_to_history(message_text(m))
-        if not self.snapshot.has_model:
-            self.transcript.add_note(
-                f"{self.session.no_model_message.rstrip('.')}, or sign in with /login.", "warning"
-            )
-        self.update_title()
-        self.refresh_footer()
-        self.ext.bind()
-        self.router.send_initial_messages()
-        # the rest can wait for the frame that shows the model: run before it, the warm-ups (a few
-        # hundred ms of Python work on both threads) delayed that frame (issue 20)
-        self.call_after_refresh(self._after_ready_frame)
-
-    def _after_ready_frame(self) -> None:
-        self.run_worker(self._fetch_models(), group="models", exit_on_error=False)
-        self.bridge.warm_up()
-        self._warm_up()
-
-    def _show_whats_new(self, *, resumed: bool) -> None:
-        """The changelog since the last seen version, once (R-FOOT-07); ``pi_app.tui.chrome.changelog``."""
-        from pi_app import __version__
-        from pi_app.tui.chrome.changelog import startup_changelog
-        from pi_app.tui.transcript.blocks.info import InfoBlock
-
-        settings = self.settings
-        if resumed or settings is None:
-            return
-        last_seen = settings.get_last_changelog_version()
-        quiet = bool(settings.get_quiet_startup())
-        collapse = settings.get_collapse_changelog() or quiet
-        shown = startup_changelog(last_seen, __version__, collapse=collapse)
-        if shown.notice:
-            self.header.notices.append(shown.notice)
-            self.header.show()
-        if shown.markdown:
-            self.transcript.append_block(InfoBlock(shown.markdown))
-        if last_seen != __version__:
-            try:
-                settings.set_last_changelog_version(__version__)
-            except Exception as exc:  # an unwritable settings file must not stop the start-up
-                self.show_warning(f"Could not save the setting: {exc}")
-
-    async def _fetch_models(self) -> None:
-        from pi_app.tui.commands.actions import available_models
-
-        try:
-            await available_models(self)
-        except Exception:
-            return
-        self.refresh_footer()  # "(provider) model" once several providers are known
-
-    def _apply_settings(self) -> None:
-        settings = self.settings
-        if settings is None:
-            return
-        from pi_app.tui.transcript.blocks import layout
-        from pi_app.tui.transcript.blocks.diagrams import set_mermaid_mode
-
-        editor = self.editor
-        editor.padding_x = settings.get_editor_padding_x()  # typed and clamped by the manager
-        editor.max_visible_items = settings.get_autocomplete_max_visible()
-        set_mermaid_mode(settings.get_mermaid_mode())
-        self.terminal.show_progress = settings.get_show_terminal_progress()
-        self.terminal.set_busy(self.is_working)
-        self.apply_hyperlinks()
-        # before any message is drawn
-        layout.configure(
-            output_pad=settings.get_output_pad(), code_block_indent=settings.get_code_block_indent()
-        )
-        if self.terminal.renderer is not None:
-            self.terminal.renderer.max_width_cells = (
-                settings.get_image_width_cells()
-            )  # terminal.imageWidthCells
-        self.transcript.set_hide_thinking(settings.get_hide_thinking_block())
-
-    def apply_hyperlinks(self) -> None:
-        """Decide on OSC 8 links (``hyperlinks``; tmux is asked in a thread) and redraw if it changed."""
-        setting = self.settings.get_hyperlinks() if self.settings is not None else "auto"
-        capabilities = self.terminal.capabilities
-
-        def decide() -> None:
-            from pi_app.tui.terminal.hyperlinks import hyperlinks_enabled
-
-            enabled = hyperlinks_enabled(setting, capabilities)
-            if threading.get_ident() == self._thread_id:
-                self._set_hyperlinks(enabled)
-            else:
-                self.call_from_thread(self._set_hyperlinks, enabled)
-
-        self.run_worker(decide, thread=True, group="hyperlinks", exit_on_error=False)
-
-    def _set_hyperlinks(self, enabled: bool) -> None:
-        from pi_app.tui.terminal.hyperlinks import link_base, set_link_base
-
-        base = self.cwd if enabled else None
-        if base != link_base():
-            set_link_base(base)
-            if self.has_screen:
-                self.transcript.invalidate_all()
+        startup.session_ready(self, message.created)
 
     # -- session events -------------------------------------------------------------------------
 

@@ -18,8 +18,8 @@ shows (and keeps) the boundary, and ``PiApp`` satisfies every one of them struct
   ``RebuildHost`` what drawing the session's context again needs.
 * ``FeedHost``: what the transcript part (``transcript.feed.TranscriptFeed``) asks of the app.
 
-Nothing here is imported at run time by the modules that use it (annotations only), so the
-protocols cost nothing at start-up.
+The modules loaded before the first frame use these for annotations only, so the protocols cost
+nothing at start-up; parts loaded after it build their own hosts on them (``startup``).
 """
 
 from __future__ import annotations
@@ -83,15 +83,16 @@ class Notes(Protocol):
 
 
 class Workers(Protocol):
-    """Textual's workers: a flow or a background job runs as one."""
+    """Textual's workers: a flow, a background job or a thread's work runs as one."""
 
     def run_worker(
         self,
-        work: Coroutine[Any, Any, Any],
+        work: Coroutine[Any, Any, Any] | Callable[[], Any],
         name: str | None = "",
         group: str = "default",
         *,
         exit_on_error: bool = True,
+        thread: bool = False,
     ) -> Worker[Any]: ...
 
 
