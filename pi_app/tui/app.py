@@ -60,6 +60,7 @@ from pi_app.tui.bridge.messages import (
     MessageEnded,
     MessageStarted,
     MessageUpdated,
+    QueueUpdated,
     RetryEnded,
     RetryStarted,
     SessionCallFailed,
@@ -80,7 +81,7 @@ from pi_app.tui.chrome.status import PendingArea, StatusLine
 from pi_app.tui.editor.autocomplete import PiAutocomplete
 from pi_app.tui.editor.router import PromptRouter
 from pi_app.tui.editor.slot import EditorSlot
-from pi_app.tui.editor.widget import PromptEditor
+from pi_app.tui.editor.widget import PromptEditor, thinking_border_token
 from pi_app.tui.extensions.host import AppExtensions
 from pi_app.tui.extensions.ui import RunOnUI
 from pi_app.tui.input.focus import FocusLayers
@@ -102,15 +103,6 @@ if TYPE_CHECKING:  # built after the first frame (``commands``, the feed)
 _W = TypeVar("_W", bound=Widget)
 
 DOUBLE_PRESS_S = 0.5
-THINKING_BORDER_TOKENS = {
-    "off": "thinkingOff",
-    "minimal": "thinkingMinimal",
-    "low": "thinkingLow",
-    "medium": "thinkingMedium",
-    "high": "thinkingHigh",
-    "xhigh": "thinkingXhigh",
-    "max": "thinkingXhigh",  # 1.6.0 themes may add thinkingMax; it falls back to thinkingXhigh
-}
 
 
 class MainScreen(Screen[None], inherit_bindings=False):
@@ -439,76 +431,43 @@ class PiApp(App[int], inherit_bindings=False):
         if held is not None:
             held.__exit__(None, None, None)
 
-    @on(AgentStarted)
-    def _agent_started(self, message: AgentStarted) -> None:
-        if self._live(message):
-            self.run_status.set_working(True)
-
-    @on(AgentEnded)
-    def _agent_ended(self, message: AgentEnded) -> None:
-        if not self._live(message):
-            return
-        self.feed.agent_ended(message)
-        self.run_status.set_working(False)
-        self.after_agent_end()
-
-    @on(MessageStarted)
-    def _message_started(self, message: MessageStarted) -> None:
-        if self._live(message):
-            self.feed.message_started(message)
-
-    @on(MessageUpdated)
-    def _message_updated(self, message: MessageUpdated) -> None:
-        if self._live(message):
-            self.feed.message_updated(message)
-
-    @on(MessageEnded)
-    def _message_ended(self, message: MessageEnded) -> None:
-        if self._live(message):
-            self.feed.message_ended(message)
-
-    @on(ToolStarted)
-    def _tool_started(self, message: ToolStarted) -> None:
-        if self._live(message):
-            self.feed.tool_started(message)
-
-    @on(ToolUpdated)
-    def _tool_updated(self, message: ToolUpdated) -> None:
-        if self._live(message):
-            self.feed.tool_updated(message)
-
-    @on(ToolEnded)
-    def _tool_ended(self, message: ToolEnded) -> None:
-        if self._live(message):
-            self.feed.tool_ended(message)
-
-    @on(CompactionStarted)
-    def _compaction_started(self, message: CompactionStarted) -> None:
-        if self._live(message):
-            self.run_status.compaction_started(message.event.reason)
-
-    @on(CompactionEnded)
-    def _compaction_ended(self, message: CompactionEnded) -> None:
-        if self._live(message):
-            self.run_status.compaction_ended()
-            self.feed.compaction_ended(message)
-            self.router.flush_after_compaction(will_retry=message.event.will_retry)
-
-    @on(RetryStarted)
-    def _retry_started(self, message: RetryStarted) -> None:
-        if self._live(message):
-            self.run_status.retry_started(message)
-
-    @on(RetryEnded)
-    def _retry_ended(self, message: RetryEnded) -> None:
-        if self._live(message):
-            self.run_status.retry_ended(message)
-
-    @on(ThinkingLevelChanged)
-    @on(SessionInfoChanged)
-    def _shown_state_changed(self, message: ThinkingLevelChanged | SessionInfoChanged) -> None:
-        if self._live(message):
-            self._adopt_snapshot(message.snapshot)
+    @on(SessionMessage)
+    def _route(self, message: SessionMessage) -> None:
+        """The session's messages, each to the part that owns it, in arrival order."""
+        if isinstance(message, QueueUpdated) or not self._live(message):
+            return  # the queues are shown from the batch's snapshot
+        match message:
+            case AgentStarted():
+                self.run_status.set_working(True)
+            case AgentEnded():
+                self.feed.agent_ended(message)
+                self.run_status.set_working(False)
+                if self.ext.shutdown_requested and not self.is_working:  # asked for during the run
+                    self.shutdown()
+            case MessageStarted():
+                self.feed.message_started(message)
+            case MessageUpdated():
+                self.feed.message_updated(message)
+            case MessageEnded():
+                self.feed.message_ended(message)
+            case ToolStarted():
+                self.feed.tool_started(message)
+            case ToolUpdated():
+                self.feed.tool_updated(message)
+            case ToolEnded():
+                self.feed.tool_ended(message)
+            case CompactionStarted():
+                self.run_status.compaction_started(message.event.reason)
+            case CompactionEnded():
+                self.run_status.compaction_ended()
+                self.feed.compaction_ended(message)
+                self.router.flush_after_compaction(will_retry=message.event.will_retry)
+            case RetryStarted():
+                self.run_status.retry_started(message)
+            case RetryEnded():
+                self.run_status.retry_ended(message)
+            case ThinkingLevelChanged() | SessionInfoChanged():
+                self._adopt_snapshot(message.snapshot)
 
     @on(SnapshotPublished)
     def _snapshot_published(self, message: SnapshotPublished) -> None:
@@ -545,23 +504,12 @@ class PiApp(App[int], inherit_bindings=False):
             return
         show_provider = len({m.provider for m in self.known_models}) > 1
         self.footer.show_snapshot(self.snapshot, show_provider=show_provider)
-        self.editor.set_border_token(self.thinking_border_token())
-
-    def thinking_border_token(self) -> str:
-        snapshot = self.snapshot
-        if not snapshot.has_model or not snapshot.reasoning:
-            return "thinkingOff"
-        return THINKING_BORDER_TOKENS.get(snapshot.thinking_level, "thinkingOff")
+        self.editor.set_border_token(thinking_border_token(self.snapshot))
 
     def update_title(self) -> None:
         name = self.snapshot.session_name
         base = os.path.basename(self.cwd) or self.cwd
         self.title = f"π - {name} - {base}" if name else f"π - {base}"
-
-    def after_agent_end(self) -> None:
-        """Deferred work once a run has ended (an extension's shutdown request)."""
-        if self.ext.shutdown_requested and not self.is_working:
-            self.shutdown()
 
     # -- themes ---------------------------------------------------------------------------------
 

@@ -373,7 +373,7 @@ class AppExtensions:
         self.app.run_worker(self._swap_editor(factory), group="ext-editor", exit_on_error=False)
 
     async def _swap_editor(self, factory: Callable[..., Any] | None) -> None:
-        from pi_app.tui.editor.widget import PromptEditor
+        from pi_app.tui.editor.widget import PromptEditor, thinking_border_token
 
         app = self.app
         slot = app.editor_slot
@@ -401,7 +401,7 @@ class AppExtensions:
         await old.remove()  # first: both carry the id "editor"
         await slot.mount(new, before=0 if slot.children else None)
         new.set_text(text)
-        new.set_border_token(app.thinking_border_token())
+        new.set_border_token(thinking_border_token(app.snapshot))
         if was_visible:
             new.focus()
 
