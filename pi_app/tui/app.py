@@ -35,10 +35,8 @@ go back into the editor. A ``!`` command submitted then stays in the editor with
 
 from __future__ import annotations
 
-import inspect
 import os
 import sys
-import time
 from collections.abc import Awaitable, Callable
 from contextlib import AbstractContextManager
 from pathlib import Path
@@ -85,10 +83,10 @@ from pi_app.tui.editor.widget import PromptEditor, thinking_border_token
 from pi_app.tui.extensions.host import AppExtensions
 from pi_app.tui.extensions.ui import RunOnUI
 from pi_app.tui.input.focus import FocusLayers
-from pi_app.tui.input.keybindings import Keybindings, display_key
+from pi_app.tui.input.keybindings import Keybindings
 from pi_app.tui.terminal.probe import TerminalSetup
 from pi_app.tui.theme.controller import ThemeController
-from pi_app.tui.theme.themes import PiTheme, ThemeManager, theme_variables
+from pi_app.tui.theme.themes import ThemeManager, theme_variables
 from pi_app.tui.transcript.view import Transcript
 
 if TYPE_CHECKING:  # built after the first frame (``commands``, the feed)
@@ -97,12 +95,9 @@ if TYPE_CHECKING:  # built after the first frame (``commands``, the feed)
     from pi_app.coding.agent_session import AgentSession
     from pi_app.coding.sdk import CreatedSession
     from pi_app.coding.settings import SettingsManager
-    from pi_app.tui.commands.registry import CommandRegistry
     from pi_app.tui.transcript.feed import TranscriptFeed
 
 _W = TypeVar("_W", bound=Widget)
-
-DOUBLE_PRESS_S = 0.5
 
 
 class MainScreen(Screen[None], inherit_bindings=False):
@@ -181,8 +176,8 @@ class PiApp(App[int], inherit_bindings=False):
         self.router = PromptRouter(self)
         """The prompt router: where a submitted text goes, and the messages waiting to be sent."""
         self.autocomplete = PiAutocomplete(self.cwd, self.router.command_infos)
-        self._last_clear = 0.0
-        self._last_escape = 0.0
+        self.last_press: dict[str, float] = {}
+        """When a key action last ran, for the double presses (``commands.actions``)."""
         self._shutting_down = False
         self.farewell = ""
         """Printed on the normal screen after a user's quit (the conversation and how to resume)."""
@@ -199,11 +194,6 @@ class PiApp(App[int], inherit_bindings=False):
         """The extensions' UI context, dialogs, widgets, commands and shortcuts (``ext_host``)."""
         self.focus_layers = FocusLayers(self, lambda: self.editor if self.has_screen else None)
         """The slot's widgets and the extension overlays, in show order (who gets the focus back)."""
-
-    @property
-    def commands(self) -> CommandRegistry:
-        """The built-in slash commands (the prompt router's, built on first use)."""
-        return self.router.commands
 
     # -- construction helpers -------------------------------------------------------------------
 
@@ -342,7 +332,7 @@ class PiApp(App[int], inherit_bindings=False):
         self.editor.focus()
         self.terminal.attach(self, self.transcript)
         self.pending.dequeue_hint = self.hint("app.message.dequeue")
-        self._transcript_hints()
+        self.transcript.set_key_hints(self.keybindings)
         for warning in self.startup_warnings + self.themes.diagnostics:
             self.show_warning(warning)
         # the first frame goes out before the agent thread starts importing and building the
@@ -511,27 +501,6 @@ class PiApp(App[int], inherit_bindings=False):
         base = os.path.basename(self.cwd) or self.cwd
         self.title = f"π - {name} - {base}" if name else f"π - {base}"
 
-    # -- themes ---------------------------------------------------------------------------------
-
-    @property
-    def pi_theme(self) -> PiTheme:
-        """The active pi theme: what selectors and dialogs draw with (``selectors.lines.theme_of``)."""
-        return self.themes.current
-
-    def _transcript_hints(self) -> None:
-        """The keys the transcript shows: the expand key in previews, the bottom key when scrolled up."""
-        self.transcript.expand_hint = self.hint("app.tools.expand")
-        bottom = self.keybindings.keys("tui.altScreen.bottom")
-        self.transcript.bottom_hint = display_key(bottom[0]) if bottom else ""
-
-    def apply_keybindings(self) -> None:
-        """Hand the (re)loaded keybindings to every widget that shows or matches keys."""
-        for editor in self.main_screen.query(PromptEditor) if self.main_screen else []:
-            editor.keybindings = self.keybindings
-        self.pending.dequeue_hint = self.hint("app.message.dequeue")
-        self._transcript_hints()
-        self.header.show()
-
     @on(PromptEditor.Submitted)
     def _submit(self, message: PromptEditor.Submitted) -> None:
         if message.editor is not self.editor:
@@ -562,44 +531,10 @@ class PiApp(App[int], inherit_bindings=False):
 
     @on(PromptEditor.ActionRequested)
     def _editor_action(self, message: PromptEditor.ActionRequested) -> None:
+        from pi_app.tui.commands.actions import run_action
+
         message.stop()
-        self.run_action_id(message.action)
-
-    def run_action_id(self, action: str) -> None:
-        from pi_app.tui.commands.actions import ACTION_HANDLERS
-
-        handler = ACTION_HANDLERS.get(action)
-        if handler is None:
-            return
-        result = handler(self)
-        if inspect.isawaitable(result):
-            self.run_worker(self._await_action(result), group="action", exit_on_error=False)
-
-    async def _await_action(self, result: Awaitable[Any]) -> None:
-        try:
-            await result
-        except Exception as exc:
-            self.show_error(str(exc) or type(exc).__name__)
-
-    def action_clear(self) -> None:
-        selected = self.screen.get_selected_text()
-        if selected:  # R-TR-11: with a transcript selection, ctrl+c copies it (OSC 52)
-            self.copy_to_clipboard(selected)
-            self.screen.clear_selection()
-            return
-        now = time.monotonic()
-        if now - self._last_clear < DOUBLE_PRESS_S:
-            self.shutdown()
-            return
-        self._last_clear = now
-        self.editor.clear()
-
-    def note_escape(self) -> bool:
-        """Record an Escape on an empty editor; True when it is the second within 500 ms."""
-        now = time.monotonic()
-        double = now - self._last_escape < DOUBLE_PRESS_S
-        self._last_escape = 0.0 if double else now
-        return double
+        run_action(self, message.action)
 
 
 def run_interactive(options: LaunchOptions) -> int:

@@ -151,7 +151,7 @@ def _warm_up(app: StartupHost) -> None:
 
     render_markdown("*warm* `up`\n\n```python\nx = 1\n```", 40, app.transcript.render_theme)
     graphemes()
-    app.commands  # noqa: B018
+    app.router.commands  # noqa: B018
     # the session pickers: the first /resume showed its first row ~0.1 s later for these
     import pi_app.coding.session.listing
     import pi_app.tui.selectors.navigation

@@ -8,6 +8,7 @@ import threading
 from pathlib import Path
 
 from pi_app.ai.testing import gate, text, tool_call
+from pi_app.tui.commands.actions import run_action
 from pi_app.tui.transcript.blocks.custom import CustomMessageBlock
 from tests.tui.helpers import wait_for
 from tests.tui_ext.fakes import extension_app, transcript_text, write_extension
@@ -106,7 +107,7 @@ async def test_header_lists_loaded_extensions(tmp_path: Path) -> None:
         await _ready(pilot, app)
         sections = dict(app.header.content().resources)
         assert any(item.endswith("commands.py") for item in sections["Extensions"])
-        app.run_action_id("app.tools.expand")  # the expanded header lists the resources
+        run_action(app, "app.tools.expand")  # the expanded header lists the resources
         await pilot.pause(0.1)
         assert "commands.py" in transcript_text(app)
 

@@ -1,15 +1,19 @@
 """What each app action does (spec 60 R-KEY-03, §3.8): ``ACTION_HANDLERS[action_id](app)``.
 
 The editor maps keys to action ids through the effective keybindings and posts them to the app;
-the app looks the handler up here. A handler may be ``async`` (the app runs it as a worker and
-shows its exception as an ``Error:`` line). Handlers talk to the session only through
-``app.bridge`` (the session lives on the agent thread's loop).
+the app hands them to ``run_action``, which looks the handler up here. A handler may be ``async``
+(it runs as a worker and its exception is shown as an ``Error:`` line). Handlers talk to the
+session only through ``app.bridge`` (the session lives on the agent thread's loop). Ctrl+C twice
+quits and Escape twice on an empty editor opens the tree when the second press comes within
+``DOUBLE_PRESS_S`` (the times are the app's ``last_press``).
 """
 
 from __future__ import annotations
 
+import inspect
 import os
 import sys
+import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
@@ -21,6 +25,26 @@ if TYPE_CHECKING:
     from pi_app.tui.host import CommandHost, SessionHost
 
 ActionHandler = Callable[["CommandHost"], "Awaitable[None] | None"]
+
+DOUBLE_PRESS_S = 0.5
+
+
+def run_action(app: CommandHost, action: str) -> None:
+    """Run the handler of ``action`` (an async one as a worker whose failure is an error line)."""
+    handler = ACTION_HANDLERS.get(action)
+    if handler is None:
+        return
+    result = handler(app)
+    if inspect.isawaitable(result):
+        app.run_worker(_reported(app, result), group="action", exit_on_error=False)
+
+
+async def _reported(app: CommandHost, result: Awaitable[None]) -> None:
+    try:
+        await result
+    except Exception as exc:
+        app.show_error(str(exc) or type(exc).__name__)
+
 
 # -- Escape (R-INT-07) ----------------------------------------------------------------------------
 
@@ -52,10 +76,18 @@ async def interrupt(app: CommandHost) -> None:
     if editor.text.lstrip().startswith("!"):
         editor.clear()
         return
-    if editor.text == "" and app.note_escape():
+    if editor.text == "" and _second_escape(app):
         action = app.settings.get_double_escape_action() if app.settings is not None else "tree"
-        if action in ("tree", "fork") and action in app.commands:
-            await app.commands.run(app, f"/{action}")
+        if action in ("tree", "fork") and action in app.router.commands:
+            await app.router.commands.run(app, f"/{action}")
+
+
+def _second_escape(app: CommandHost) -> bool:
+    """Record an Escape on an empty editor; True when it is the second within ``DOUBLE_PRESS_S``."""
+    now = time.monotonic()
+    double = now - app.last_press.get("app.interrupt", 0.0) < DOUBLE_PRESS_S
+    app.last_press["app.interrupt"] = 0.0 if double else now
+    return double
 
 
 def _clear_queue_and_abort(session: AgentSession) -> list[str]:
@@ -78,7 +110,19 @@ async def dequeue(app: CommandHost) -> None:
 
 
 def clear(app: CommandHost) -> None:
-    app.action_clear()
+    """Ctrl+C: copy the transcript selection if there is one (R-TR-11, OSC 52); else clear the
+    editor, or quit when it is the second press within ``DOUBLE_PRESS_S``."""
+    selected = app.screen.get_selected_text()
+    if selected:
+        app.copy_to_clipboard(selected)
+        app.screen.clear_selection()
+        return
+    now = time.monotonic()
+    if now - app.last_press.get("app.clear", 0.0) < DOUBLE_PRESS_S:
+        app.shutdown()
+        return
+    app.last_press["app.clear"] = now
+    app.editor.clear()
 
 
 def exit_app(app: CommandHost) -> None:
@@ -121,8 +165,8 @@ def _jump(direction: int) -> ActionHandler:
 
 def _command(name: str) -> ActionHandler:
     async def handler(app: CommandHost) -> None:
-        if name in app.commands:
-            await app.commands.run(app, f"/{name}")
+        if name in app.router.commands:
+            await app.router.commands.run(app, f"/{name}")
         else:
             app.show_status(f"/{name} is not available")
 

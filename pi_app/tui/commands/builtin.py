@@ -203,10 +203,21 @@ async def reload_resources(app: CommandHost) -> bool:
     for warning in app.keybindings.warnings:
         app.show_warning(warning)
     app.theme_controller.reload()
-    app.apply_keybindings()
+    _apply_keybindings(app)
     rebuild_transcript(app)
     app.ext.show_load_problems()  # after the rebuild, so the lines stay (a broken extension file)
     return True
+
+
+def _apply_keybindings(app: CommandHost) -> None:
+    """Hand the reloaded keybindings to every widget that shows or matches keys."""
+    from pi_app.tui.editor.widget import PromptEditor
+
+    for editor in app.main_screen.query(PromptEditor) if app.main_screen else []:
+        editor.keybindings = app.keybindings
+    app.pending.dequeue_hint = app.hint("app.message.dequeue")
+    app.transcript.set_key_hints(app.keybindings)
+    app.header.show()
 
 
 async def _trust(app: CommandHost, args: str) -> None:

@@ -216,7 +216,9 @@ class SearchBar(Widget, can_focus=True):
         elif kb.matches(press, "tui.altScreen.search"):
             pass  # already open
         elif (action := kb.first_match(press, TRANSCRIPT_SCROLL_ACTIONS)) is not None:
-            self._pi.run_action_id(action)
+            from pi_app.tui.commands.actions import run_action
+
+            run_action(self._pi, action)
         elif kb.matches(press, "tui.editor.deleteCharBackward"):
             if self.query_text:
                 from pi_app.tui.editor.cursor import graphemes
