@@ -50,27 +50,7 @@ from textual.widget import Widget
 
 from pi_app.coding.launch import LaunchOptions, keep_startup_objects
 from pi_app.coding.session_port import SessionSnapshot
-from pi_app.tui.bridge.messages import (
-    AgentEnded,
-    AgentStarted,
-    CompactionEnded,
-    CompactionStarted,
-    MessageEnded,
-    MessageStarted,
-    MessageUpdated,
-    QueueUpdated,
-    RetryEnded,
-    RetryStarted,
-    SessionCallFailed,
-    SessionInfoChanged,
-    SessionMessage,
-    SessionReady,
-    SnapshotPublished,
-    ThinkingLevelChanged,
-    ToolEnded,
-    ToolStarted,
-    ToolUpdated,
-)
+from pi_app.tui.bridge import messages as msg
 from pi_app.tui.bridge.session import SessionBridge, SessionFactory
 from pi_app.tui.chrome.footer import Footer
 from pi_app.tui.chrome.header import StartupHeader
@@ -152,10 +132,7 @@ class PiApp(App[int], inherit_bindings=False):
         """Spinners move (False in tests); not ``animate``, which would hide Textual's ``App.animate``."""
         self.terminal = terminal or TerminalSetup.from_environment()
         """Capabilities probed before start (images, keyboard, cell size, background); ``terminal.py``."""
-        if light_background is None and self.terminal.probe.color_scheme is not None:
-            light_background = self.terminal.probe.color_scheme == "light"
         self.keybindings = Keybindings.load(self.agent_dir / "keybindings.json")
-        self.startup_warnings: list[str] = list(self.keybindings.warnings)
         self.session: AgentSession | None = None
         """The session, once built: for calls through ``bridge``; its state is read from ``snapshot``."""
         self.settings: SettingsManager | None = None
@@ -228,14 +205,7 @@ class PiApp(App[int], inherit_bindings=False):
         self.theme_controller.register(self.themes.current)
 
     def get_driver_class(self) -> type[Driver]:
-        """Textual's choice, except that its Linux driver becomes ``QuietLinuxDriver`` (no
-        input polling while idle, issue 20)."""
-        driver = super().get_driver_class()
-        if driver.__module__ == "textual.drivers.linux_driver" and driver.__name__ == "LinuxDriver":
-            from pi_app.tui.terminal.driver import QuietLinuxDriver
-
-            return QuietLinuxDriver
-        return driver
+        return self.terminal.driver_class(super().get_driver_class())
 
     def get_default_screen(self) -> Screen[None]:
         return MainScreen()
@@ -305,23 +275,12 @@ class PiApp(App[int], inherit_bindings=False):
         return self.keybindings.hint(action)
 
     def shutdown(self) -> None:
-        """Leave the app (idempotent; R-TUI-11). Extensions hear ``session_shutdown`` first."""
-        if self._shutting_down:
-            return
-        self._shutting_down = True
-        self.run_worker(self._shut_down_session(), group="shutdown", exit_on_error=False)
+        """Leave the app (idempotent; ``chrome.farewell.leave``)."""
+        from pi_app.tui.chrome.farewell import leave
 
-    async def _shut_down_session(self) -> None:
-        session = self.session
-        if session is not None and session.extension_runner is not None:  # None: no extensions
-            try:
-                await self.bridge.request(lambda s: s.extension_runner.emit({"type": "session_shutdown"}))
-            except Exception:
-                pass
-        from pi_app.tui.chrome.farewell import prepare_farewell
-
-        self.farewell = await prepare_farewell(self)
-        self.exit(0)
+        if not self._shutting_down:
+            self._shutting_down = True
+            self.run_worker(leave(self), group="shutdown", exit_on_error=False)
 
     # -- start-up -------------------------------------------------------------------------------
 
@@ -333,7 +292,7 @@ class PiApp(App[int], inherit_bindings=False):
         self.terminal.attach(self, self.transcript)
         self.pending.dequeue_hint = self.hint("app.message.dequeue")
         self.transcript.set_key_hints(self.keybindings)
-        for warning in self.startup_warnings + self.themes.diagnostics:
+        for warning in self.keybindings.warnings + self.themes.diagnostics:
             self.show_warning(warning)
         # the first frame goes out before the agent thread starts importing and building the
         # session (it would share the interpreter with the paint); the commands come next
@@ -356,8 +315,8 @@ class PiApp(App[int], inherit_bindings=False):
 
         reset_render_options()
 
-    @on(SessionReady)
-    def _session_ready(self, message: SessionReady) -> None:
+    @on(msg.SessionReady)
+    def _session_ready(self, message: msg.SessionReady) -> None:
         """The session is built (or could not be): the app adopts it and its transcript part;
         what shows it is the start-up's (``startup``)."""
         if not self.has_screen:
@@ -388,8 +347,8 @@ class PiApp(App[int], inherit_bindings=False):
         message.stop()
         self.ext.run_guarded(message.fn, message.origin)
 
-    @on(SessionCallFailed)
-    def _call_failed(self, message: SessionCallFailed) -> None:
+    @on(msg.SessionCallFailed)
+    def _call_failed(self, message: msg.SessionCallFailed) -> None:
         if not self.has_screen:
             return
         self.show_error(message.error)
@@ -403,7 +362,7 @@ class PiApp(App[int], inherit_bindings=False):
         assert self._feed is not None, "session messages arrive only after SessionReady"
         return self._feed
 
-    def _live(self, message: SessionMessage) -> bool:
+    def _live(self, message: msg.SessionMessage) -> bool:
         """Deliver ``message``? Not once the screens are closed (late messages are dropped).
 
         The first message of a batch holds painting until the batch's ``SnapshotPublished``: a
@@ -421,46 +380,46 @@ class PiApp(App[int], inherit_bindings=False):
         if held is not None:
             held.__exit__(None, None, None)
 
-    @on(SessionMessage)
-    def _route(self, message: SessionMessage) -> None:
+    @on(msg.SessionMessage)
+    def _route(self, message: msg.SessionMessage) -> None:
         """The session's messages, each to the part that owns it, in arrival order."""
-        if isinstance(message, QueueUpdated) or not self._live(message):
+        if isinstance(message, msg.QueueUpdated) or not self._live(message):
             return  # the queues are shown from the batch's snapshot
         match message:
-            case AgentStarted():
+            case msg.AgentStarted():
                 self.run_status.set_working(True)
-            case AgentEnded():
+            case msg.AgentEnded():
                 self.feed.agent_ended(message)
                 self.run_status.set_working(False)
                 if self.ext.shutdown_requested and not self.is_working:  # asked for during the run
                     self.shutdown()
-            case MessageStarted():
+            case msg.MessageStarted():
                 self.feed.message_started(message)
-            case MessageUpdated():
+            case msg.MessageUpdated():
                 self.feed.message_updated(message)
-            case MessageEnded():
+            case msg.MessageEnded():
                 self.feed.message_ended(message)
-            case ToolStarted():
+            case msg.ToolStarted():
                 self.feed.tool_started(message)
-            case ToolUpdated():
+            case msg.ToolUpdated():
                 self.feed.tool_updated(message)
-            case ToolEnded():
+            case msg.ToolEnded():
                 self.feed.tool_ended(message)
-            case CompactionStarted():
+            case msg.CompactionStarted():
                 self.run_status.compaction_started(message.event.reason)
-            case CompactionEnded():
+            case msg.CompactionEnded():
                 self.run_status.compaction_ended()
                 self.feed.compaction_ended(message)
                 self.router.flush_after_compaction(will_retry=message.event.will_retry)
-            case RetryStarted():
+            case msg.RetryStarted():
                 self.run_status.retry_started(message)
-            case RetryEnded():
+            case msg.RetryEnded():
                 self.run_status.retry_ended(message)
-            case ThinkingLevelChanged() | SessionInfoChanged():
+            case msg.ThinkingLevelChanged() | msg.SessionInfoChanged():
                 self._adopt_snapshot(message.snapshot)
 
-    @on(SnapshotPublished)
-    def _snapshot_published(self, message: SnapshotPublished) -> None:
+    @on(msg.SnapshotPublished)
+    def _snapshot_published(self, message: msg.SnapshotPublished) -> None:
         try:
             if self.has_screen:
                 self._adopt_snapshot(message.snapshot)

@@ -1,4 +1,7 @@
-"""What the shell's screen shows once the app has quit (issue 17, defect 6).
+"""Leaving the app, and what the shell's screen shows once it has quit (issue 17, defect 6).
+
+``leave`` is a user's quit (``/quit``, Ctrl+C twice, Ctrl+D, an extension's ``ctx.shutdown()``):
+the extensions hear ``session_shutdown``, the farewell is prepared and the app exits.
 
 pi 1.6.0 draws inline, so after ``/quit``, Ctrl+C twice or Ctrl+D the conversation is still on the
 screen, followed by ``To resume this session:`` and ``pi --session <id>``. This app draws on the
@@ -81,17 +84,33 @@ def farewell_text(lines: Iterable[str]) -> str:
 
 
 class FarewellHost(Protocol):
-    """What preparing the farewell reads of the app."""
+    """What leaving and preparing the farewell need of the app."""
 
     session: AgentSession | None
     settings: SettingsManager | None
     bridge: SessionBridge
     terminal: TerminalSetup
+    farewell: str
+    """What ``run_interactive`` prints once the terminal is back."""
+
+    def exit(self, result: int | None = None) -> None: ...
 
     @property
     def transcript(self) -> Transcript: ...
     @property
     def size(self) -> Size: ...
+
+
+async def leave(app: FarewellHost) -> None:
+    """Extensions hear ``session_shutdown`` (R-TUI-11), then the app exits with its farewell."""
+    session = app.session
+    if session is not None and session.extension_runner is not None:  # None: no extensions
+        try:
+            await app.bridge.request(lambda s: s.extension_runner.emit({"type": "session_shutdown"}))
+        except Exception:
+            pass
+    app.farewell = await prepare_farewell(app)
+    app.exit(0)
 
 
 async def prepare_farewell(app: FarewellHost) -> str:

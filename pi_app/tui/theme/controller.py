@@ -7,7 +7,8 @@ session's loader themes, ``/settings`` (switch, persisted), rediscovery of theme
 reload of the active custom theme's file (watchfiles, D-40: a broken file keeps the theme), and
 the terminal switching light/dark (DEC 2031). It paints a theme itself (``paint``): Textual's
 theme (the ``$pi-…`` CSS variables), the transcript, the pending area, the editors and the footer.
-Before the probe or a setting says otherwise, the background is COLORFGBG's (``15;0`` is dark).
+The terminal's background is what the app is told, else what the start-up probe found, else
+COLORFGBG's (``15;0`` is dark).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ if TYPE_CHECKING:
 
     from pi_app.tui.chrome.footer import Footer
     from pi_app.tui.chrome.status import PendingArea
+    from pi_app.tui.terminal.probe import TerminalSetup
     from pi_app.tui.theme.watch import FileWatcher
     from pi_app.tui.transcript.view import Transcript
 
@@ -46,6 +48,8 @@ class ThemeHost(ResourceHost, Protocol):
 
     theme: str
     """Textual's theme (``App.theme``)."""
+    terminal: TerminalSetup
+    """What the start-up probe found (the terminal's background)."""
 
     def register_theme(self, theme: Theme) -> None: ...
     @property
@@ -67,6 +71,8 @@ class ThemeController:
 
     def __init__(self, host: ThemeHost, *, light_background: bool | None) -> None:
         self._host = host
+        if light_background is None and host.terminal.probe.color_scheme is not None:
+            light_background = host.terminal.probe.color_scheme == "light"
         self.light_background = (
             light_background if light_background is not None else light_background_from_env()
         )
