@@ -1,36 +1,37 @@
 """The full-screen Textual app: the interactive shell around one ``AgentSession`` (spec 60 §2.1, §3.1, §3.8).
 
-Layout, top to bottom (§2.1): the transcript (start-up header first), the pending area (queued
-steering/follow-up messages), the status line (spinner), extension widgets above the editor, the
-editor slot (the prompt editor, or a selector/dialog that temporarily replaces it), extension
-widgets below, and the footer.
+``PiApp`` composes the screen, mounts the parts and routes messages to them; the parts own their
+state and what they do. Layout, top to bottom (§2.1): the transcript (start-up header first), the
+pending area (queued steering/follow-up messages), the status line (spinner), extension widgets
+above the editor, the editor slot (the prompt editor, or a selector/dialog that temporarily
+replaces it), extension widgets below, and the footer.
+
+The parts: ``TranscriptFeed`` (messages, tools, what follows a compaction), ``RunStatus`` (run,
+compaction, retry), ``PromptRouter`` (submit, commands, early prompts, the messages typed during a
+compaction, the pending area), ``ThemeController`` (themes, painting, hot reload),
+``StartupHeader`` (the header and its notices) and ``AppExtensions`` (the extensions' side). The
+start-up after the first frame is ``startup``'s, leaving ``chrome.farewell``'s, key actions
+``commands.actions``'. Commands and selectors see the app as the protocols of ``host`` and reach
+the part they need through it.
 
 Threads (decision D-13): the ``AgentSession`` runs on its own asyncio loop in a worker thread
 (``bridge.session``). Each of its events arrives here as its own typed message
-(``bridge.messages``), each batch followed by the ``SessionSnapshot`` taken with it; the app
-routes each message, in arrival order, to the part that owns it: ``TranscriptFeed`` (messages,
-tools), ``RunStatus`` (run, compaction, retry), the ``Footer`` and the pending area (the
-snapshot). The other parts: ``PromptRouter`` (submit, early prompts, the messages typed during a
-compaction, the pending area) and ``ThemeController`` (themes, switching, hot reload).
-
-Why the app routes instead of each part receiving its own messages: Textual gives every widget
-its own message queue, so parts fed separately would apply one batch at different times, and a
-frame could show the transcript of one moment beside the footer of another. One queue, in
-arrival order, with painting held from a batch's first message to its snapshot, keeps every
-frame whole (``tests/tui/test_torn_state.py``). The app calls in with
-``bridge.call`` (fire and forget), ``bridge.request`` (await a result) or ``bridge.call_soon``
-(abort, queue changes); it never reads the session's entries, usage or queues itself. Typing and
-painting never wait for the agent, a tool, or the network.
+(``bridge.messages``), each batch followed by the ``SessionSnapshot`` taken with it; ``_route``
+hands each message, in arrival order, to the part that owns it, and the snapshot goes to the
+footer, the pending area, the editor border and the title. Why the app routes instead of each
+part receiving its own messages: Textual gives every widget its own message queue, so parts fed
+separately would apply one batch at different times, and a frame could show the transcript of
+one moment beside the footer of another. One queue, in arrival order, with painting held from a
+batch's first message to its snapshot, keeps every frame whole (``tests/tui/test_torn_state.py``).
+The app calls in with ``bridge.call`` (fire and forget), ``bridge.request`` (await a result) or
+``bridge.call_soon`` (abort, queue changes); it never reads the session's entries, usage or
+queues itself. Typing and painting never wait for the agent, a tool, or the network.
 
 Keys: the editor turns every key into a pi action through the effective keybindings and posts app
 actions here (``PromptEditor.ActionRequested``); the Textual defaults that clash with pi's keys
-(command palette, Ctrl+Q, Tab focus cycling, Ctrl+C copy hint) are off (R-TUI-04).
-
-Decisions where the spec is silent: hints in the header and in status texts use pi's lowercase
-key spelling (``ctrl+o``), as the real pi's screens show; ``/hotkeys`` capitalises
-(``Ctrl+O``). Messages submitted before the session is ready wait in the pending area and are
-sent, in order, once it is (after the command line's messages); if the session cannot start they
-go back into the editor. A ``!`` command submitted then stays in the editor with a status note.
+(command palette, Ctrl+Q, Tab focus cycling, Ctrl+C copy hint) are off (R-TUI-04). Hints in the
+header and in status texts use pi's lowercase key spelling (``ctrl+o``), as the real pi's screens
+show; ``/hotkeys`` capitalises (``Ctrl+O``).
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ import sys
 from collections.abc import Awaitable, Callable
 from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from textual import events, on
 from textual.app import App, ComposeResult
@@ -69,12 +70,14 @@ from pi_app.tui.theme.controller import ThemeController
 from pi_app.tui.theme.themes import ThemeManager, theme_variables
 from pi_app.tui.transcript.view import Transcript
 
-if TYPE_CHECKING:  # built after the first frame (``commands``, the feed)
+if TYPE_CHECKING:  # loaded after the first frame (the session layer, the feed, the commands)
     from textual.driver import Driver
 
+    from pi_app.ai.types import Model
     from pi_app.coding.agent_session import AgentSession
     from pi_app.coding.sdk import CreatedSession
     from pi_app.coding.settings import SettingsManager
+    from pi_app.tui.commands.user_bash import UserBashRun
     from pi_app.tui.transcript.feed import TranscriptFeed
 
 _W = TypeVar("_W", bound=Widget)
@@ -139,9 +142,11 @@ class PiApp(App[int], inherit_bindings=False):
         self.theme_controller = ThemeController(self, light_background=light_background)
         """The theme part: the known themes, the current one, and every way it changes."""
         super().__init__()
-        self._factory = session_factory or self._default_factory
         self.bridge = SessionBridge(
-            self.post_message, self._factory, on_snapshot=self._adopt_snapshot, run_on_ui=self._start_ui_flow
+            self.post_message,
+            session_factory or self._default_factory,
+            on_snapshot=self._adopt_snapshot,
+            run_on_ui=self._start_ui_flow,
         )
         self.snapshot = SessionSnapshot()
         """What the app shows of the session: the newest snapshot the bridge delivered."""
@@ -163,9 +168,9 @@ class PiApp(App[int], inherit_bindings=False):
         self.tools_expanded = False
         self.interrupt_handlers: list[Callable[[], bool]] = []
         """Handlers that get Escape first (loaders, branch summaries); True means handled."""
-        self.user_bash: Any = None
+        self.user_bash: UserBashRun | None = None
         """The running (or last) user ``!`` command (``user_bash.UserBashRun``)."""
-        self.known_models: list[Any] = []
+        self.known_models: list[Model] = []
         """The available models as last fetched (``/model`` argument completion reads it)."""
         self.ext = AppExtensions(self)
         """The extensions' UI context, dialogs, widgets, commands and shortcuts (``ext_host``)."""
@@ -251,7 +256,7 @@ class PiApp(App[int], inherit_bindings=False):
 
     # -- the API command handlers and selectors use ---------------------------------------------
 
-    def show_in_editor_slot(self, widget: Any, owner: str = "app") -> None:
+    def show_in_editor_slot(self, widget: Widget, owner: str = "app") -> None:
         """Replace the editor with ``widget`` (a selector or dialog) until ``restore_editor``.
 
         A widget of another ``owner`` than the one shown goes on top of it (``editor_slot``)."""

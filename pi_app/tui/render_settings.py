@@ -14,37 +14,24 @@ back to their defaults when the app closes. Nothing here is imported before the 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
-from pi_app.tui.host import Workers
+from pi_app.tui.host import SessionHost
 
 if TYPE_CHECKING:
-    from pi_app.coding.settings import SettingsManager
-    from pi_app.tui.editor.widget import PromptEditor
     from pi_app.tui.terminal.probe import TerminalSetup
-    from pi_app.tui.transcript.view import Transcript
 
 
-class RenderSettingsHost(Workers, Protocol):
-    """What applying the render settings needs of the app."""
+class RenderSettingsHost(SessionHost, Protocol):
+    """What applying the render settings needs of the app: the settings, the widgets that draw
+    with them (``SessionHost``), the terminal, and the UI thread (the links are decided off it)."""
 
-    settings: SettingsManager | None
     terminal: TerminalSetup
-    cwd: str
-    """OSC 8 links are relative to it."""
     _thread_id: int
     """Textual's UI thread (``App._thread_id``)."""
 
     @property
-    def editor(self) -> PromptEditor: ...
-    @property
-    def transcript(self) -> Transcript: ...
-    @property
     def has_screen(self) -> bool: ...
-    @property
-    def is_working(self) -> bool: ...
-    def call_from_thread(self, callback: Callable[..., Any], *args: Any) -> Any: ...
 
 
 def apply_render_settings(app: RenderSettingsHost) -> None:

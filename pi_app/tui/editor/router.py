@@ -8,7 +8,8 @@ messages the session does not hold yet:
   would run (``command_infos``);
 * ``!cmd`` / ``!!cmd`` runs the user's shell command (``commands.user_bash``);
 * before the session is ready a message waits here and is sent, in order, after the command
-  line's messages once it is (if the session cannot start, it goes back into the editor);
+  line's messages once it is (if the session cannot start, it goes back into the editor); a
+  ``!`` command typed then stays in the editor with a status note;
 * while the session compacts a message waits here ("Queued message for after compaction") and
   is sent when the compaction ends: as queued steering/follow-ups if a run continues, else the
   first as a prompt and the rest queued behind it; nothing typed is lost on failure;
