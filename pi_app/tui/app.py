@@ -280,7 +280,8 @@ class PiApp(App[int], inherit_bindings=False):
         return self.keybindings.hint(action)
 
     def shutdown(self) -> None:
-        """Leave the app (idempotent; ``chrome.farewell.leave``)."""
+        """Leave the app, once (R-TUI-11): extensions hear ``session_shutdown`` first, then the
+        farewell is prepared (``chrome.farewell.leave``)."""
         from pi_app.tui.chrome.farewell import leave
 
         if not self._shutting_down:
