@@ -11,7 +11,9 @@ shows (and keeps) the boundary, and ``PiApp`` satisfies every one of them struct
 * ``SessionHost``: a slot host that also reaches the session: ``session`` (the ``AgentSession``,
   None while starting; it lives on the agent loop, so calls go through ``bridge``) and ``settings``.
 * ``CommandHost``: everything a built-in command or key action may use (the ``/`` commands,
-  ``actions.ACTION_HANDLERS``).
+  ``actions.ACTION_HANDLERS``); what belongs to a part it reaches through that part:
+  ``router`` (the waiting messages, the pending area), ``run_status`` (compacting, retrying),
+  ``theme_controller`` (switching, reloading), ``header``, ``feed`` (summary costs).
 * ``ExtensionHost``: a command host plus what the extension glue (``pi_app.tui.extensions``) uses;
   it is also the ``app`` extension factories receive (``factory(app, theme, keybindings)``).
 * ``HistoryHost``: what drawing stored messages into the transcript needs (``history``);
@@ -19,7 +21,8 @@ shows (and keeps) the boundary, and ``PiApp`` satisfies every one of them struct
 * ``FeedHost``: what the transcript part (``transcript.feed.TranscriptFeed``) asks of the app.
 
 The modules loaded before the first frame use these for annotations only, so the protocols cost
-nothing at start-up; parts loaded after it build their own hosts on them (``startup``).
+nothing at start-up; parts loaded after it build their own hosts on them (``startup``,
+``render_settings``).
 """
 
 from __future__ import annotations

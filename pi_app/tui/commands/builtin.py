@@ -71,7 +71,7 @@ async def _compact(app: CommandHost, args: str) -> None:
     if session is None:
         app.show_status("Still starting up…")
         return
-    messages = [m for m in context_messages(app.session) if m.role in ("user", "assistant")]
+    messages = [m for m in context_messages(session) if m.role in ("user", "assistant")]
     if len(messages) < 2:
         app.show_warning("Nothing to compact (no messages yet)")
         return
