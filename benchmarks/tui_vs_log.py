@@ -245,7 +245,7 @@ async def stream_pi_app(answer: str, cwd: str) -> tuple[float, float]:
         await pilot.pause()
         transcript = app.transcript
         started, cpu = time.perf_counter(), time.process_time()
-        app.submit_text("go")
+        app.router.submit("go")
 
         def done() -> bool:
             blocks = transcript.blocks_of(AssistantBlock)

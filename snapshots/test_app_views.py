@@ -105,7 +105,7 @@ def test_app_finished_turn_light(snap_compare) -> None:
 
     async def switch(pilot) -> None:  # type: ignore[no-untyped-def]
         await wait_ready(pilot)
-        assert pilot.app.switch_theme("light", persist=False) is None
+        assert pilot.app.theme_controller.switch("light", persist=False) is None
         await pilot.pause(0.1)
 
     assert snap_compare(app, terminal_size=(100, 50), run_before=switch)

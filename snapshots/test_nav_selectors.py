@@ -130,7 +130,7 @@ def test_nav_tree_navigator_under_a_custom_theme(snap_compare) -> None:
 
     async def run_before(pilot) -> None:
         await _ready(app, pilot)
-        assert app.switch_theme("sunset", persist=False) is None
+        assert app.theme_controller.switch("sunset", persist=False) is None
         await submit(app, pilot, "/tree")
         await wait_for(pilot, lambda: selector(app, TreeNavigator) is not None)
         await pilot.pause(0.1)

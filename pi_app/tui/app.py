@@ -1,52 +1,49 @@
 """The full-screen Textual app: the interactive shell around one ``AgentSession`` (spec 60 §2.1, §3.1, §3.8).
 
-Layout, top to bottom (§2.1): the transcript (start-up header first), the pending area (queued
-steering/follow-up messages), the status line (spinner), extension widgets above the editor, the
-editor slot (the prompt editor, or a selector/dialog that temporarily replaces it), extension
-widgets below, and the footer.
+``PiApp`` composes the screen, mounts the parts and routes messages to them; the parts own their
+state and what they do. Layout, top to bottom (§2.1): the transcript (start-up header first), the
+pending area (queued steering/follow-up messages), the status line (spinner), extension widgets
+above the editor, the editor slot (the prompt editor, or a selector/dialog that temporarily
+replaces it), extension widgets below, and the footer.
+
+The parts: ``TranscriptFeed`` (messages, tools, what follows a compaction), ``RunStatus`` (run,
+compaction, retry), ``PromptRouter`` (submit, commands, early prompts, the messages typed during a
+compaction, the pending area), ``ThemeController`` (themes, painting, hot reload),
+``StartupHeader`` (the header and its notices) and ``AppExtensions`` (the extensions' side). The
+start-up after the first frame is ``startup``'s, leaving ``chrome.farewell``'s, key actions
+``commands.actions``'. Commands and selectors see the app as the protocols of ``host`` and reach
+the part they need through it.
 
 Threads (decision D-13): the ``AgentSession`` runs on its own asyncio loop in a worker thread
 (``bridge.session``). Each of its events arrives here as its own typed message
-(``bridge.messages``), each batch followed by the ``SessionSnapshot`` taken with it; the app
-routes each message, in arrival order, to the part that owns it: ``TranscriptFeed`` (messages,
-tools), ``RunStatus`` (run, compaction, retry), the ``Footer`` and the pending area (the
-snapshot). The other parts: ``PromptRouter`` (submit, early prompts, the messages typed during a
-compaction, the pending area) and ``ThemeController`` (themes, switching, hot reload).
-
-Why the app routes instead of each part receiving its own messages: Textual gives every widget
-its own message queue, so parts fed separately would apply one batch at different times, and a
-frame could show the transcript of one moment beside the footer of another. One queue, in
-arrival order, with painting held from a batch's first message to its snapshot, keeps every
-frame whole (``tests/tui/test_torn_state.py``). The app calls in with
-``bridge.call`` (fire and forget), ``bridge.request`` (await a result) or ``bridge.call_soon``
-(abort, queue changes); it never reads the session's entries, usage or queues itself. Typing and
-painting never wait for the agent, a tool, or the network.
+(``bridge.messages``), each batch followed by the ``SessionSnapshot`` taken with it; ``_route``
+hands each message, in arrival order, to the part that owns it, and the snapshot goes to the
+footer, the pending area, the editor border and the title. Why the app routes instead of each
+part receiving its own messages: Textual gives every widget its own message queue, so parts fed
+separately would apply one batch at different times, and a frame could show the transcript of
+one moment beside the footer of another. One queue, in arrival order, with painting held from a
+batch's first message to its snapshot, keeps every frame whole (``tests/tui/test_torn_state.py``).
+The app calls in with ``bridge.call`` (fire and forget), ``bridge.request`` (await a result) or
+``bridge.call_soon`` (abort, queue changes); it never reads the session's entries, usage or
+queues itself. Typing and painting never wait for the agent, a tool, or the network.
 
 Keys: the editor turns every key into a pi action through the effective keybindings and posts app
 actions here (``PromptEditor.ActionRequested``); the Textual defaults that clash with pi's keys
-(command palette, Ctrl+Q, Tab focus cycling, Ctrl+C copy hint) are off (R-TUI-04).
-
-Decisions where the spec is silent: hints in the header and in status texts use pi's lowercase
-key spelling (``ctrl+o``), as the real pi's screens show; ``/hotkeys`` capitalises
-(``Ctrl+O``). Messages submitted before the session is ready wait in the pending area and are
-sent, in order, once it is (after the command line's messages); if the session cannot start they
-go back into the editor. A ``!`` command submitted then stays in the editor with a status note.
+(command palette, Ctrl+Q, Tab focus cycling, Ctrl+C copy hint) are off (R-TUI-04). Hints in the
+header and in status texts use pi's lowercase key spelling (``ctrl+o``), as the real pi's screens
+show; ``/hotkeys`` capitalises (``Ctrl+O``).
 """
 
 from __future__ import annotations
 
-import inspect
 import os
 import sys
-import threading
-import time
 from collections.abc import Awaitable, Callable
 from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
-from rich.color import ColorSystem
-from textual import on
+from textual import events, on
 from textual.app import App, ComposeResult
 from textual.containers import Vertical
 from textual.screen import Screen
@@ -54,66 +51,36 @@ from textual.widget import Widget
 
 from pi_app.coding.launch import LaunchOptions, keep_startup_objects
 from pi_app.coding.session_port import SessionSnapshot
-from pi_app.tui.bridge.messages import (
-    AgentEnded,
-    AgentStarted,
-    CompactionEnded,
-    CompactionStarted,
-    MessageEnded,
-    MessageStarted,
-    MessageUpdated,
-    RetryEnded,
-    RetryStarted,
-    SessionCallFailed,
-    SessionInfoChanged,
-    SessionMessage,
-    SessionReady,
-    SnapshotPublished,
-    ThinkingLevelChanged,
-    ToolEnded,
-    ToolStarted,
-    ToolUpdated,
-)
-from pi_app.tui.bridge.session import SessionBridge
+from pi_app.tui.bridge import messages as msg
+from pi_app.tui.bridge.session import SessionBridge, SessionFactory
 from pi_app.tui.chrome.footer import Footer
+from pi_app.tui.chrome.header import StartupHeader
 from pi_app.tui.chrome.run_status import RunStatus
 from pi_app.tui.chrome.status import PendingArea, StatusLine
-from pi_app.tui.editor.autocomplete import CommandInfo, PiAutocomplete
+from pi_app.tui.editor.autocomplete import PiAutocomplete
 from pi_app.tui.editor.router import PromptRouter
 from pi_app.tui.editor.slot import EditorSlot
-from pi_app.tui.editor.widget import PromptEditor
+from pi_app.tui.editor.widget import PromptEditor, thinking_border_token
 from pi_app.tui.extensions.host import AppExtensions
 from pi_app.tui.extensions.ui import RunOnUI
 from pi_app.tui.input.focus import FocusLayers
-from pi_app.tui.input.keybindings import Keybindings, display_key
-from pi_app.tui.terminal.probe import TerminalSetup, color_depth
+from pi_app.tui.input.keybindings import Keybindings
+from pi_app.tui.terminal.probe import TerminalSetup
 from pi_app.tui.theme.controller import ThemeController
-from pi_app.tui.theme.themes import PiTheme, ThemeManager, textual_theme, theme_variables
-from pi_app.tui.transcript.blocks.startup import HeaderContent, StartupHeaderBlock
+from pi_app.tui.theme.themes import ThemeManager, theme_variables
 from pi_app.tui.transcript.view import Transcript
 
-if TYPE_CHECKING:  # built after the first frame (``commands``, the feed)
+if TYPE_CHECKING:  # loaded after the first frame (the session layer, the feed, the commands)
     from textual.driver import Driver
 
+    from pi_app.ai.types import Model
     from pi_app.coding.agent_session import AgentSession
-    from pi_app.coding.resources.themes import ThemeSpec
+    from pi_app.coding.sdk import CreatedSession
     from pi_app.coding.settings import SettingsManager
-    from pi_app.coding.tools.definition import ToolDefinition
-    from pi_app.tui.commands.registry import CommandRegistry
+    from pi_app.tui.commands.user_bash import UserBashRun
     from pi_app.tui.transcript.feed import TranscriptFeed
 
 _W = TypeVar("_W", bound=Widget)
-
-DOUBLE_PRESS_S = 0.5
-THINKING_BORDER_TOKENS = {
-    "off": "thinkingOff",
-    "minimal": "thinkingMinimal",
-    "low": "thinkingLow",
-    "medium": "thinkingMedium",
-    "high": "thinkingHigh",
-    "xhigh": "thinkingXhigh",
-    "max": "thinkingXhigh",  # 1.6.0 themes may add thinkingMax; it falls back to thinkingXhigh
-}
 
 
 class MainScreen(Screen[None], inherit_bindings=False):
@@ -151,7 +118,7 @@ class PiApp(App[int], inherit_bindings=False):
         self,
         options: LaunchOptions | None = None,
         *,
-        session_factory: Callable[[], Awaitable[Any]] | None = None,
+        session_factory: SessionFactory | None = None,
         cwd: str | None = None,
         animate: bool = True,
         agent_dir: str | Path | None = None,
@@ -168,21 +135,18 @@ class PiApp(App[int], inherit_bindings=False):
         """Spinners move (False in tests); not ``animate``, which would hide Textual's ``App.animate``."""
         self.terminal = terminal or TerminalSetup.from_environment()
         """Capabilities probed before start (images, keyboard, cell size, background); ``terminal.py``."""
-        if light_background is None and self.terminal.probe.color_scheme is not None:
-            light_background = self.terminal.probe.color_scheme == "light"
         self.keybindings = Keybindings.load(self.agent_dir / "keybindings.json")
-        self.startup_warnings: list[str] = list(self.keybindings.warnings)
         self.session: AgentSession | None = None
         """The session, once built: for calls through ``bridge``; its state is read from ``snapshot``."""
         self.settings: SettingsManager | None = None
-        self.theme_controller = ThemeController(
-            self, light_background=light_background if light_background is not None else _light_background()
-        )
+        self.theme_controller = ThemeController(self, light_background=light_background)
         """The theme part: the known themes, the current one, and every way it changes."""
         super().__init__()
-        self._factory = session_factory or self._default_factory
         self.bridge = SessionBridge(
-            self.post_message, self._factory, on_snapshot=self._adopt_snapshot, run_on_ui=self._start_ui_flow
+            self.post_message,
+            session_factory or self._default_factory,
+            on_snapshot=self._adopt_snapshot,
+            run_on_ui=self._start_ui_flow,
         )
         self.snapshot = SessionSnapshot()
         """What the app shows of the session: the newest snapshot the bridge delivered."""
@@ -191,100 +155,43 @@ class PiApp(App[int], inherit_bindings=False):
         self._feed: TranscriptFeed | None = None
         self._held_paint: AbstractContextManager[None] | None = None
         """Painting is held while a batch of session messages is being applied (``_live``)."""
-        self._commands: CommandRegistry | None = None
-        self.autocomplete = PiAutocomplete(self.cwd, self._command_infos)
-        self._last_clear = 0.0
-        self._last_escape = 0.0
+        self.router = PromptRouter(self)
+        """The prompt router: where a submitted text goes, and the messages waiting to be sent."""
+        self.autocomplete = PiAutocomplete(self.cwd, self.router.command_infos)
+        self.last_press: dict[str, float] = {}
+        """When a key action last ran, for the double presses (``commands.actions``)."""
         self._shutting_down = False
         self.farewell = ""
         """Printed on the normal screen after a user's quit (the conversation and how to resume)."""
-        self.header_notices: list[str] = []
-        """One-line notices under the start-up header (the condensed changelog)."""
-        self.router = PromptRouter(self)
-        """The prompt router: where a submitted text goes, and the messages waiting to be sent."""
+        self.header = StartupHeader(self)
+        """The start-up header part: its block at the top of the transcript and its notices."""
         self.tools_expanded = False
         self.interrupt_handlers: list[Callable[[], bool]] = []
         """Handlers that get Escape first (loaders, branch summaries); True means handled."""
-        self.user_bash: Any = None
+        self.user_bash: UserBashRun | None = None
         """The running (or last) user ``!`` command (``user_bash.UserBashRun``)."""
-        self.known_models: list[Any] = []
+        self.known_models: list[Model] = []
         """The available models as last fetched (``/model`` argument completion reads it)."""
-        self.extension_shortcuts: dict[str, tuple[str, Callable[[], Any]]] = {}
-        """Extension shortcuts: key id -> (description, handler); see ``ext_host``."""
         self.ext = AppExtensions(self)
         """The extensions' UI context, dialogs, widgets, commands and shortcuts (``ext_host``)."""
         self.focus_layers = FocusLayers(self, lambda: self.editor if self.has_screen else None)
         """The slot's widgets and the extension overlays, in show order (who gets the focus back)."""
-        self._git_watcher: Any = None
-
-    @property
-    def commands(self) -> CommandRegistry:
-        """The slash commands, built on first use: their selector modules import the session layer,
-        which would delay the first frame (``start_session`` builds them right after it)."""
-        if self._commands is None:
-            from pi_app.tui.commands.registry import builtin_registry
-            from pi_app.tui.selectors.models import model_argument_completions
-            from pi_app.tui.selectors.thinking import thinking_argument_completions
-
-            self._commands = builtin_registry()
-            model_command = self._commands.find("model")
-            if model_command is not None:
-                model_command.get_argument_completions = model_argument_completions(self)
-            thinking = self._commands.find("thinking")
-            if thinking is not None:
-                thinking.get_argument_completions = thinking_argument_completions(self)
-        return self._commands
 
     # -- construction helpers -------------------------------------------------------------------
 
-    async def _default_factory(self) -> Any:
-        from pi_app.coding.launch import LaunchHost, build_session
-        from pi_app.coding.trust import NOT_TRUSTED_THIS_RUN, TrustAnswer
-        from pi_app.tui.selectors.trust import ask_project_trust
+    async def _default_factory(self) -> CreatedSession:
+        from pi_app.tui.startup import build_session
 
-        async def ask_trust(cwd: str) -> TrustAnswer:  # on the agent thread, while the session builds
-            return await self.bridge.ask_user(lambda: ask_project_trust(self, cwd), NOT_TRUSTED_THIS_RUN)
-
-        host = LaunchHost(report=self._report_startup_line, ask_trust=ask_trust)
-        return await build_session(self.options, host=host)
-
-    def _report_startup_line(self, line: str) -> None:
-        """A start-up report from the agent thread (a ``--models`` pattern matching nothing, ``--verbose``
-        resource diagnostics): one warning line in the transcript. The fork question never comes
-        here: ``pi`` asks it on the terminal before the app starts."""
-        text = line.removeprefix("Warning: ")
-        if threading.get_ident() == self._thread_id:
-            self.show_warning(text)
-        else:
-            self.call_from_thread(self.show_warning, text)
+        return await build_session(self)
 
     def _start_ui_flow(self, start: Callable[[], Awaitable[None]]) -> None:
         """The bridge's ``ask_user``: start a question's flow in a worker, from the agent thread."""
         self.call_from_thread(lambda: self.run_worker(start(), group="ask-user", exit_on_error=False))
 
-    def run_in_background(self, work: Awaitable[None], group: str) -> None:
-        self.run_worker(work, group=group, exit_on_error=False)
-
-    async def edit_preview(self, arguments: dict[str, Any]) -> Any:
-        """The diff an edit with ``arguments`` would make, computed on the agent loop."""
-        from pi_app.coding.tools.edit import compute_edits_diff
-
-        return await self.bridge.request(
-            lambda s: compute_edits_diff(arguments["path"], list(arguments["edits"]), s.cwd)
-        )
-
     @property
     def themes(self) -> ThemeManager:
         """The known themes and the current one (the theme part's)."""
         return self.theme_controller.manager
-
-    def loader_themes(self) -> list[ThemeSpec]:
-        from pi_app.tui.chrome.resources import themes as loader_themes
-
-        return loader_themes(self)
-
-    def discover_new_themes(self) -> None:
-        self.theme_controller.discover_new()
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
         return theme_variables(self.themes.current)
@@ -300,22 +207,10 @@ class PiApp(App[int], inherit_bindings=False):
         return editor
 
     def on_mount(self) -> None:
-        self._register_theme(self.themes.current)
-
-    def _register_theme(self, theme: PiTheme) -> None:
-        textual = textual_theme(theme)
-        self.register_theme(textual)
-        self.theme = textual.name
+        self.theme_controller.register(self.themes.current)
 
     def get_driver_class(self) -> type[Driver]:
-        """Textual's choice, except that its Linux driver becomes ``QuietLinuxDriver`` (no
-        input polling while idle, issue 20)."""
-        driver = super().get_driver_class()
-        if driver.__module__ == "textual.drivers.linux_driver" and driver.__name__ == "LinuxDriver":
-            from pi_app.tui.terminal.driver import QuietLinuxDriver
-
-            return QuietLinuxDriver
-        return driver
+        return self.terminal.driver_class(super().get_driver_class())
 
     def get_default_screen(self) -> Screen[None]:
         return MainScreen()
@@ -361,7 +256,7 @@ class PiApp(App[int], inherit_bindings=False):
 
     # -- the API command handlers and selectors use ---------------------------------------------
 
-    def show_in_editor_slot(self, widget: Any, owner: str = "app") -> None:
+    def show_in_editor_slot(self, widget: Widget, owner: str = "app") -> None:
         """Replace the editor with ``widget`` (a selector or dialog) until ``restore_editor``.
 
         A widget of another ``owner`` than the one shown goes on top of it (``editor_slot``)."""
@@ -384,92 +279,26 @@ class PiApp(App[int], inherit_bindings=False):
         """The first key of ``action`` as pi writes it in hints (``ctrl+o``)."""
         return self.keybindings.hint(action)
 
-    def rebuild_transcript(self, skip_roles: tuple[str, ...] = (), messages: list[Any] | None = None) -> None:
-        """Clear the transcript and render the session's current context again (R-TR-10);
-        ``messages``: that context, when the bridge already read it on the agent loop."""
-        from pi_app.tui.transcript.history import render_session_history
-
-        self.ext.check_generation()
-        transcript = self.transcript
-        streaming = transcript.streaming
-        transcript.clear_blocks()
-        self._add_header()
-        if self.session is not None:
-            context = self.context_messages() if messages is None else messages
-            render_session_history(self, [m for m in context if getattr(m, "role", None) not in skip_roles])
-        if streaming is not None and self.is_working:
-            transcript.append_block(streaming)
-            transcript.streaming = streaming
-
-    def context_messages(self) -> list[Any]:
-        """The session's current context (empty while it starts)."""
-        session = self.session
-        if session is None:
-            return []
-        try:
-            return list(session.session_manager.build_session_context().messages)
-        except Exception:  # a broken file still shows what the agent has in memory
-            return list(session.messages)
-
     def shutdown(self) -> None:
-        """Leave the app (idempotent; R-TUI-11). Extensions hear ``session_shutdown`` first."""
-        if self._shutting_down:
-            return
-        self._shutting_down = True
-        self.run_worker(self._shut_down_session(), group="shutdown", exit_on_error=False)
+        """Leave the app, once (R-TUI-11): extensions hear ``session_shutdown`` first, then the
+        farewell is prepared (``chrome.farewell.leave``)."""
+        from pi_app.tui.chrome.farewell import leave
 
-    async def _shut_down_session(self) -> None:
-        session = self.session
-        if session is not None and session.extension_runner is not None:  # None: no extensions
-            try:
-                await self.bridge.request(lambda s: s.extension_runner.emit({"type": "session_shutdown"}))
-            except Exception:
-                pass
-        await self._prepare_farewell()
-        self.exit(0)
-
-    async def _prepare_farewell(self) -> None:
-        """The conversation and the resume command, printed once the terminal is back (farewell.py)."""
-        from pi_app.tui.chrome.farewell import farewell_text, resume_hint, transcript_lines
-
-        session_id: str | None = None
-        has_file = False
-        if self.session is not None:
-            try:  # "a file" in the session store's sense: a JSONL file or a row of the SQLite store
-                session_id, has_file = await self.bridge.request(
-                    lambda s: (
-                        s.session_id,
-                        bool(s.session_file) and s.session_manager.storage.exists(s.session_file or ""),
-                    )
-                )
-            except Exception:  # the agent loop is gone: the conversation is still worth printing
-                pass
-        transcript = self.transcript
-        width = transcript.size.width or self.size.width or 80
-        color_system = None
-        if self.terminal.capabilities.has_color:
-            color_system = (
-                ColorSystem.TRUECOLOR if color_depth(os.environ) == "truecolor" else ColorSystem.EIGHT_BIT
-            )
-        lines: list[str] = []
-        exit_output = (
-            self.settings.get_fullscreen_exit_output() if self.settings is not None else "transcript"
-        )
-        if exit_output != "resume-hint":  # 1.6.0's fullscreenExitOutput
-            lines = transcript_lines(transcript.blocks, width, transcript.render_theme, color_system)
-        self.farewell = farewell_text([*lines, *resume_hint(session_id, has_file)])
+        if not self._shutting_down:
+            self._shutting_down = True
+            self.run_worker(leave(self), group="shutdown", exit_on_error=False)
 
     # -- start-up -------------------------------------------------------------------------------
 
     def start_session(self) -> None:
         """Called once the main screen is composed: header, then the agent thread (R-TUI-14)."""
-        self.apply_theme(self.themes.current)
-        self._add_header()
+        self.theme_controller.apply(self.themes.current)
+        self.header.show()
         self.editor.focus()
         self.terminal.attach(self, self.transcript)
         self.pending.dequeue_hint = self.hint("app.message.dequeue")
-        self._transcript_hints()
-        for warning in self.startup_warnings + self.themes.diagnostics:
+        self.transcript.set_key_hints(self.keybindings)
+        for warning in self.keybindings.warnings + self.themes.diagnostics:
             self.show_warning(warning)
         # the first frame goes out before the agent thread starts importing and building the
         # session (it would share the interpreter with the paint); the commands come next
@@ -478,88 +307,31 @@ class PiApp(App[int], inherit_bindings=False):
     def _start_agent_thread(self) -> None:
         keep_startup_objects()
         self.run_worker(self.bridge.run, thread=True, group="agent", exit_on_error=False, name="agent")
-        self._watch_git_head()
+        self.footer.watch_branch()
         # the UI's warm-up waits for the session (``_session_ready``): both are Python work under
         # one interpreter lock, and the session is what makes the app ready (issue 20)
-
-    def _warm_up(self) -> None:
-        """Load what the first frame could do without (the markdown parser, pygments, the slash
-        commands, the editor's grapheme splitter) right after it, before the first answer, ``/`` or
-        a long line needs them."""
-        from pi_app.tui.editor.cursor import graphemes
-        from pi_app.tui.transcript.blocks.markdown import render_markdown
-
-        render_markdown("*warm* `up`\n\n```python\nx = 1\n```", 40, self.transcript.render_theme)
-        graphemes()
-        self.commands  # noqa: B018
-        # the session pickers: the first /resume showed its first row ~0.1 s later for these
-        import pi_app.coding.session.listing
-        import pi_app.tui.selectors.navigation
-        import pi_app.tui.selectors.sessions  # noqa: F401
-
-    def _watch_git_head(self) -> None:
-        from pi_app.tui.chrome.footer import git_head_file
-        from pi_app.tui.theme.watch import FileWatcher
-
-        head = git_head_file(self.cwd)
-        if head is not None and head.exists():
-            self._git_watcher = FileWatcher(head, lambda _path: self.call_from_thread(self._branch_changed))
-
-    def _branch_changed(self) -> None:
-        from pi_app.tui.chrome.footer import git_branch
-
-        self.footer.state.branch = git_branch(self.cwd)
-        self.footer.repaint()
-
-    def header_content(self) -> HeaderContent:
-        from pi_app.tui.chrome.header import build_header
-
-        return build_header(self)
-
-    def refresh_header(self) -> None:
-        """Rebuild the start-up header (after a setting or keybinding change)."""
-        self._add_header()
-
-    def _add_header(self) -> None:
-        block = StartupHeaderBlock(self.header_content(), override=self.ext.surface.header_override)
-        transcript = self.transcript
-        if block.key in {b.key for b in transcript.blocks}:
-            existing = next(b for b in transcript.blocks if b.key == block.key)
-            assert isinstance(existing, StartupHeaderBlock)
-            existing.override = block.override
-            existing.set_content(block.content)
-            transcript.refresh_block(existing, immediate=True)
-            return
-        transcript.append_block(block)
 
     def on_unmount(self) -> None:
         self._release_paint()
         self.theme_controller.stop()
-        if self._git_watcher is not None:
-            self._git_watcher.stop()
         self.ext.dialogs.cancel_all()
         self.bridge.stop()
         self.terminal.detach()
-        from pi_app.tui.terminal.hyperlinks import set_link_base
-        from pi_app.tui.transcript.blocks.diagrams import DEFAULT_MERMAID_MODE, set_mermaid_mode
+        from pi_app.tui.render_settings import reset_render_options
 
-        set_link_base(None)  # process-wide render options go back to their defaults
-        set_mermaid_mode(DEFAULT_MERMAID_MODE)
-        from pi_app.tui.transcript.blocks import layout
+        reset_render_options()
 
-        layout.reset()
-
-    @on(SessionReady)
-    def _session_ready(self, message: SessionReady) -> None:
+    @on(msg.SessionReady)
+    def _session_ready(self, message: msg.SessionReady) -> None:
+        """The session is built (or could not be): the app adopts it and its transcript part;
+        what shows it is the start-up's (``startup``)."""
         if not self.has_screen:
             return
+        from pi_app.tui import startup
+
         self.footer.state.starting = False
         if message.created is None:
-            self.footer.repaint()
-            self.show_error(message.error or "could not start the session")
-            early = self.router.take_early()
-            if early:  # typed while it was starting: back in the editor, not lost
-                self.restore_to_editor(early)
+            startup.session_failed(self, message.error)
             return
         self.session = message.created.session
         self.settings = self.session.settings_manager
@@ -567,120 +339,7 @@ class PiApp(App[int], inherit_bindings=False):
         from pi_app.tui.transcript.feed import TranscriptFeed
 
         self._feed = TranscriptFeed(lambda: self.transcript, self)
-        self.theme_controller.adopt_loader_themes()
-        self._apply_settings()
-        self._add_header()
-        for warning in message.created.warnings:
-            self.show_warning(warning)
-        if message.created.model_fallback_message:
-            self.show_warning(message.created.model_fallback_message)
-        from pi_app.ai.util.content_text import message_text
-        from pi_app.tui.transcript.history import render_session_history
-
-        messages = self.context_messages()
-        self._show_whats_new(resumed=bool(messages))
-        render_session_history(self, messages)
-        for m in messages:
-            if getattr(m, "role", None) == "user":
-                self.editor.add_to_history(message_text(m))
-        if not self.snapshot.has_model:
-            self.transcript.add_note(
-                f"{self.session.no_model_message.rstrip('.')}, or sign in with /login.", "warning"
-            )
-        self.update_title()
-        self.refresh_footer()
-        self.ext.bind()
-        self.router.send_initial_messages()
-        # the rest can wait for the frame that shows the model: run before it, the warm-ups (a few
-        # hundred ms of Python work on both threads) delayed that frame (issue 20)
-        self.call_after_refresh(self._after_ready_frame)
-
-    def _after_ready_frame(self) -> None:
-        self.run_worker(self._fetch_models(), group="models", exit_on_error=False)
-        self.bridge.warm_up()
-        self._warm_up()
-
-    def _show_whats_new(self, *, resumed: bool) -> None:
-        """The changelog since the last seen version, once (R-FOOT-07); ``pi_app.tui.chrome.changelog``."""
-        from pi_app import __version__
-        from pi_app.tui.chrome.changelog import startup_changelog
-        from pi_app.tui.transcript.blocks.info import InfoBlock
-
-        settings = self.settings
-        if resumed or settings is None:
-            return
-        last_seen = settings.get_last_changelog_version()
-        quiet = bool(settings.get_quiet_startup())
-        collapse = settings.get_collapse_changelog() or quiet
-        shown = startup_changelog(last_seen, __version__, collapse=collapse)
-        if shown.notice:
-            self.header_notices.append(shown.notice)
-            self._add_header()
-        if shown.markdown:
-            self.transcript.append_block(InfoBlock(shown.markdown))
-        if last_seen != __version__:
-            try:
-                settings.set_last_changelog_version(__version__)
-            except Exception as exc:  # an unwritable settings file must not stop the start-up
-                self.show_warning(f"Could not save the setting: {exc}")
-
-    async def _fetch_models(self) -> None:
-        from pi_app.tui.commands.actions import available_models
-
-        try:
-            await available_models(self)
-        except Exception:
-            return
-        self.refresh_footer()  # "(provider) model" once several providers are known
-
-    def _apply_settings(self) -> None:
-        settings = self.settings
-        if settings is None:
-            return
-        from pi_app.tui.transcript.blocks import layout
-        from pi_app.tui.transcript.blocks.diagrams import set_mermaid_mode
-
-        editor = self.editor
-        editor.padding_x = settings.get_editor_padding_x()  # typed and clamped by the manager
-        editor.max_visible_items = settings.get_autocomplete_max_visible()
-        set_mermaid_mode(settings.get_mermaid_mode())
-        self.terminal.show_progress = settings.get_show_terminal_progress()
-        self.terminal.set_busy(self.is_working)
-        self.apply_hyperlinks()
-        # before any message is drawn
-        layout.configure(
-            output_pad=settings.get_output_pad(), code_block_indent=settings.get_code_block_indent()
-        )
-        if self.terminal.renderer is not None:
-            self.terminal.renderer.max_width_cells = (
-                settings.get_image_width_cells()
-            )  # terminal.imageWidthCells
-        self.transcript.set_hide_thinking(settings.get_hide_thinking_block())
-
-    def apply_hyperlinks(self) -> None:
-        """Decide on OSC 8 links (``hyperlinks``; tmux is asked in a thread) and redraw if it changed."""
-        setting = self.settings.get_hyperlinks() if self.settings is not None else "auto"
-        capabilities = self.terminal.capabilities
-
-        def decide() -> None:
-            from pi_app.tui.terminal.hyperlinks import hyperlinks_enabled
-
-            enabled = hyperlinks_enabled(setting, capabilities)
-            if threading.get_ident() == self._thread_id:
-                self._set_hyperlinks(enabled)
-            else:
-                self.call_from_thread(self._set_hyperlinks, enabled)
-
-        self.run_worker(decide, thread=True, group="hyperlinks", exit_on_error=False)
-
-    def _set_hyperlinks(self, enabled: bool) -> None:
-        from pi_app.tui.terminal.hyperlinks import link_base, set_link_base
-
-        base = self.cwd if enabled else None
-        if base != link_base():
-            set_link_base(base)
-            if self.has_screen:
-                self.transcript.invalidate_all()
+        startup.session_ready(self, message.created)
 
     # -- session events -------------------------------------------------------------------------
 
@@ -694,8 +353,8 @@ class PiApp(App[int], inherit_bindings=False):
         message.stop()
         self.ext.run_guarded(message.fn, message.origin)
 
-    @on(SessionCallFailed)
-    def _call_failed(self, message: SessionCallFailed) -> None:
+    @on(msg.SessionCallFailed)
+    def _call_failed(self, message: msg.SessionCallFailed) -> None:
         if not self.has_screen:
             return
         self.show_error(message.error)
@@ -709,7 +368,7 @@ class PiApp(App[int], inherit_bindings=False):
         assert self._feed is not None, "session messages arrive only after SessionReady"
         return self._feed
 
-    def _live(self, message: SessionMessage) -> bool:
+    def _live(self, message: msg.SessionMessage) -> bool:
         """Deliver ``message``? Not once the screens are closed (late messages are dropped).
 
         The first message of a batch holds painting until the batch's ``SnapshotPublished``: a
@@ -727,78 +386,46 @@ class PiApp(App[int], inherit_bindings=False):
         if held is not None:
             held.__exit__(None, None, None)
 
-    @on(AgentStarted)
-    def _agent_started(self, message: AgentStarted) -> None:
-        if self._live(message):
-            self.run_status.set_working(True)
+    @on(msg.SessionMessage)
+    def _route(self, message: msg.SessionMessage) -> None:
+        """The session's messages, each to the part that owns it, in arrival order."""
+        if isinstance(message, msg.QueueUpdated) or not self._live(message):
+            return  # the queues are shown from the batch's snapshot
+        match message:
+            case msg.AgentStarted():
+                self.run_status.set_working(True)
+            case msg.AgentEnded():
+                self.feed.agent_ended(message)
+                self.run_status.set_working(False)
+                if self.ext.shutdown_requested and not self.is_working:  # asked for during the run
+                    self.shutdown()
+            case msg.MessageStarted():
+                self.feed.message_started(message)
+            case msg.MessageUpdated():
+                self.feed.message_updated(message)
+            case msg.MessageEnded():
+                self.feed.message_ended(message)
+            case msg.ToolStarted():
+                self.feed.tool_started(message)
+            case msg.ToolUpdated():
+                self.feed.tool_updated(message)
+            case msg.ToolEnded():
+                self.feed.tool_ended(message)
+            case msg.CompactionStarted():
+                self.run_status.compaction_started(message.event.reason)
+            case msg.CompactionEnded():
+                self.run_status.compaction_ended()
+                self.feed.compaction_ended(message)
+                self.router.flush_after_compaction(will_retry=message.event.will_retry)
+            case msg.RetryStarted():
+                self.run_status.retry_started(message)
+            case msg.RetryEnded():
+                self.run_status.retry_ended(message)
+            case msg.ThinkingLevelChanged() | msg.SessionInfoChanged():
+                self._adopt_snapshot(message.snapshot)
 
-    @on(AgentEnded)
-    def _agent_ended(self, message: AgentEnded) -> None:
-        if not self._live(message):
-            return
-        self.feed.agent_ended(message)
-        self.run_status.set_working(False)
-        self.after_agent_end()
-
-    @on(MessageStarted)
-    def _message_started(self, message: MessageStarted) -> None:
-        if self._live(message):
-            self.feed.message_started(message)
-
-    @on(MessageUpdated)
-    def _message_updated(self, message: MessageUpdated) -> None:
-        if self._live(message):
-            self.feed.message_updated(message)
-
-    @on(MessageEnded)
-    def _message_ended(self, message: MessageEnded) -> None:
-        if self._live(message):
-            self.feed.message_ended(message)
-
-    @on(ToolStarted)
-    def _tool_started(self, message: ToolStarted) -> None:
-        if self._live(message):
-            self.feed.tool_started(message)
-
-    @on(ToolUpdated)
-    def _tool_updated(self, message: ToolUpdated) -> None:
-        if self._live(message):
-            self.feed.tool_updated(message)
-
-    @on(ToolEnded)
-    def _tool_ended(self, message: ToolEnded) -> None:
-        if self._live(message):
-            self.feed.tool_ended(message)
-
-    @on(CompactionStarted)
-    def _compaction_started(self, message: CompactionStarted) -> None:
-        if self._live(message):
-            self.run_status.compaction_started(message.event.reason)
-
-    @on(CompactionEnded)
-    def _compaction_ended(self, message: CompactionEnded) -> None:
-        if self._live(message):
-            self.run_status.compaction_ended()
-            self.compaction_ended(message)
-
-    @on(RetryStarted)
-    def _retry_started(self, message: RetryStarted) -> None:
-        if self._live(message):
-            self.run_status.retry_started(message)
-
-    @on(RetryEnded)
-    def _retry_ended(self, message: RetryEnded) -> None:
-        if self._live(message):
-            self.run_status.retry_ended(message)
-
-    @on(ThinkingLevelChanged)
-    @on(SessionInfoChanged)
-    def _shown_state_changed(self, message: ThinkingLevelChanged | SessionInfoChanged) -> None:
-        if self._live(message):
-            self._adopt_snapshot(message.snapshot)
-
-    @on(SnapshotPublished)
-    def _snapshot_published(self, message: SnapshotPublished) -> None:
+    @on(msg.SnapshotPublished)
+    def _snapshot_published(self, message: msg.SnapshotPublished) -> None:
         try:
             if self.has_screen:
                 self._adopt_snapshot(message.snapshot)
@@ -815,40 +442,15 @@ class PiApp(App[int], inherit_bindings=False):
             return
         self.refresh_footer()  # also when nothing shown changed: it names the moment it shows
         if changed:
-            self.refresh_pending()
+            self.router.refresh_pending()
             self.update_title()
 
     # -- the status part's state, as commands and extensions read it ------------------------------
 
-    def set_working(self, working: bool) -> None:
-        self.run_status.set_working(working)
-
-    def set_terminal_busy(self, busy: bool) -> None:
-        self.terminal.set_busy(busy)
-
     @property
     def is_working(self) -> bool:
+        """A run is on (the status part's)."""
         return self.run_status.working
-
-    @property
-    def is_compacting(self) -> bool:
-        return self.run_status.compacting is not None
-
-    @property
-    def is_retrying(self) -> bool:
-        return self.run_status.retrying
-
-    @property
-    def working_message(self) -> str | None:
-        return self.run_status.working_message
-
-    @working_message.setter
-    def working_message(self, message: str | None) -> None:
-        self.run_status.working_message = message
-
-    @property
-    def compactions_ended(self) -> int:
-        return self.run_status.compactions_ended
 
     def refresh_footer(self) -> None:
         """Show the newest snapshot in the footer and the editor border (what the app knows
@@ -857,332 +459,47 @@ class PiApp(App[int], inherit_bindings=False):
             return
         show_provider = len({m.provider for m in self.known_models}) > 1
         self.footer.show_snapshot(self.snapshot, show_provider=show_provider)
-        self.editor.set_border_token(self.thinking_border_token())
-
-    def thinking_border_token(self) -> str:
-        snapshot = self.snapshot
-        if not snapshot.has_model or not snapshot.reasoning:
-            return "thinkingOff"
-        return THINKING_BORDER_TOKENS.get(snapshot.thinking_level, "thinkingOff")
+        self.editor.set_border_token(thinking_border_token(self.snapshot))
 
     def update_title(self) -> None:
         name = self.snapshot.session_name
         base = os.path.basename(self.cwd) or self.cwd
         self.title = f"π - {name} - {base}" if name else f"π - {base}"
 
-    # -- what follows a compaction --------------------------------------------------------------
-
-    def show_summary_cost(self, label: str, usage: Any) -> None:
-        """``showCacheMissNotices`` (pi 1.6.0) also says what a compaction or branch summary cost."""
-        if self.settings is None or not self.settings.get_show_cache_miss_notices():
-            return
-        from pi_app.coding.cache_notices import summary_cost_text
-
-        text = summary_cost_text(label, usage)
-        if text:
-            self.show_warning(text)
-
-    def compaction_ended(self, message: CompactionEnded) -> None:
-        """The notes and the redraw after a compaction, then the messages typed during it."""
-        event = message.event
-        if event.aborted:
-            self.show_status(
-                "Compaction cancelled" if event.reason == "manual" else "Auto-compaction cancelled"
-            )
-        elif event.result is not None and event.reason != "manual":
-            # auto-compaction: context order, so the retried or next answer follows the summary
-            self.rebuild_transcript(messages=message.context)
-        elif event.result is not None:
-            # /compact: the summary goes at the bottom where the user is looking (as pi does)
-            from pi_app.tui.transcript.blocks.summary import SummaryBlock
-
-            result = event.result
-            self.rebuild_transcript(skip_roles=("compactionSummary",), messages=message.context)
-            hint = self.hint("app.tools.expand")
-            self.transcript.append_block(
-                SummaryBlock(result.summary, tokens_before=result.tokens_before, expand_hint=hint)
-            )
-        elif event.error_message:
-            self.show_error(event.error_message)
-        if event.result is not None and not event.aborted:
-            self.show_summary_cost("Compaction", message.usage)
-        self.router.flush_after_compaction(will_retry=event.will_retry)
-
-    def after_agent_end(self) -> None:
-        """Deferred work once a run has ended (an extension's shutdown request)."""
-        if self.ext.shutdown_requested and not self.is_working:
-            self.shutdown()
-
-    def tool_definition(self, name: str) -> ToolDefinition | None:
-        """The session's ``ToolDefinition`` called ``name`` (for extension renderers), or None."""
-        session = self.session
-        if session is None:
-            return None
-        binding = session.extension_runner
-        if binding is not None:  # the binding's registry: extension tools and overrides
-            try:  # an override without renderers is drawn like the built-in it replaces (R-EXT-19)
-                found: ToolDefinition | None = binding.tools.renderer_fallback(name) or binding.tools.get(
-                    name
-                )
-            except Exception:
-                found = None
-            if found is not None:
-                return found
-        return next((d for d in session.tool_definitions if d.name == name), None)
-
-    def message_renderer(self, message: Any) -> Any:
-        """The extension renderer for a custom message's type, if one is registered."""
-        binding = self.session.extension_runner if self.session is not None else None
-        if binding is None:
-            return None
-        try:
-            renderer = binding.get_message_renderer(getattr(message, "custom_type", ""))
-        except Exception:
-            return None
-        return self.ext.guard_renderer(renderer) if renderer is not None else None
-
-    # -- themes ---------------------------------------------------------------------------------
-
-    @property
-    def pi_theme(self) -> PiTheme:
-        """The active pi theme: what selectors and dialogs draw with (``selectors.lines.theme_of``)."""
-        return self.themes.current
-
-    def apply_theme(self, theme: PiTheme) -> None:
-        """Draw everything with ``theme`` (R-TUI-06, R-THEME-04)."""
-        self.theme_controller.apply(theme)
-
-    def paint_theme(self, theme: PiTheme) -> None:
-        """The theme part's ask: every widget draws with ``theme`` now."""
-        self._register_theme(theme)
-        self.transcript.set_render_theme(theme)
-        self.transcript.invalidate_all()
-        self.pending.theme = theme
-        self.pending.repaint()
-        for editor in self.main_screen.query(PromptEditor) if self.main_screen else []:
-            editor.set_theme(theme)
-        self.footer.set_theme_styles({name: theme.fg[name] for name in ("dim", "warning", "error")})
-
-    def switch_theme(self, name: str, *, persist: bool = True) -> str | None:
-        """Switch to theme ``name``; on failure the current theme stays and the error is returned."""
-        return self.theme_controller.switch(name, persist=persist)
-
-    def reload_themes(self) -> None:
-        self.theme_controller.reload()
-
-    def _transcript_hints(self) -> None:
-        """The keys the transcript shows: the expand key in previews, the bottom key when scrolled up."""
-        self.transcript.expand_hint = self.hint("app.tools.expand")
-        bottom = self.keybindings.keys("tui.altScreen.bottom")
-        self.transcript.bottom_hint = display_key(bottom[0]) if bottom else ""
-
-    def apply_keybindings(self) -> None:
-        """Hand the (re)loaded keybindings to every widget that shows or matches keys."""
-        for editor in self.main_screen.query(PromptEditor) if self.main_screen else []:
-            editor.keybindings = self.keybindings
-        self.pending.dequeue_hint = self.hint("app.message.dequeue")
-        self._transcript_hints()
-        self._add_header()
-
-    def extension_shortcuts_table(self) -> list[tuple[str, str]]:
-        from pi_app.tui.input.keybindings import display_key
-
-        return [
-            (description, display_key(key))
-            for key, (description, _) in sorted(self.extension_shortcuts.items())
-        ]
-
-    # -- submitting -----------------------------------------------------------------------------
-
-    def _command_infos(self) -> list[CommandInfo]:
-        from pi_app.tui.chrome.resources import extra_command_infos
-
-        infos = [
-            CommandInfo(c.name, c.description, c.argument_hint, c.get_argument_completions)
-            for c in self.commands.visible()
-        ]
-        taken = {info.name for info in infos}
-        infos.extend(info for info in extra_command_infos(self) if info.name not in taken)
-        return infos
-
     @on(PromptEditor.Submitted)
     def _submit(self, message: PromptEditor.Submitted) -> None:
         if message.editor is not self.editor:
             return
         message.stop()
-        self.submit_text(message.text, follow_up=message.follow_up)
+        self.router.submit(message.text, follow_up=message.follow_up)
 
-    def submit_text(self, text: str, *, follow_up: bool = False) -> None:
-        """Route one submitted text (``editor.router``)."""
-        self.router.submit(text, follow_up=follow_up)
+    # -- keys the app takes whatever has the keyboard ---------------------------------------------
 
-    def run_command_text(self, text: str) -> bool:
-        """Run ``text`` if it is a built-in command, or (at once, even while busy; R-EXT-48) an
-        extension's; True when it was one."""
-        from pi_app.tui.commands.registry import parse as parse_command
-
-        parsed = parse_command(text)
-        if parsed is not None and parsed[0] in self.commands:
-            self.run_worker(self._run_command(text), group="command", exit_on_error=False)
-            return True
-        if self.session is not None and self.ext.is_command(text):
-            self.ext.run_command(text)
-            return True
-        return False
-
-    def run_user_bash(self, text: str) -> None:
-        from pi_app.tui.commands.user_bash import run_user_bash
-
-        run_user_bash(self, text)
-
-    def flush_pending_bash(self) -> None:
-        from pi_app.tui.commands.user_bash import flush_pending_bash
-
-        flush_pending_bash(self)
-
-    def send_prompt(
-        self, text: str, behavior: Literal["steer", "followUp"] | None, images: Any = None
-    ) -> None:
-        self.router.send(text, behavior, images)
-
-    async def _run_command(self, text: str) -> None:
-        try:
-            await self.commands.run(self, text)
-        except Exception as exc:  # a failing command reports itself and the app keeps running
-            self.show_error(str(exc) or type(exc).__name__)
-
-    # the pending area and the messages waiting to be sent: the router's (``editor.router``)
-
-    @property
-    def local_queue(self) -> list[tuple[str, Literal["steer", "followUp"]]]:
-        """Messages typed while starting or compacting, not yet sent: (text, "steer" | "followUp")."""
-        return self.router.waiting
-
-    def refresh_pending(self) -> None:
-        self.router.refresh_pending()
-
-    async def take_queued_messages(self) -> list[str]:
-        return await self.router.take_all()
-
-    def clear_pending(self) -> None:
-        self.router.clear()
-
-    def restore_to_editor(self, texts: list[str]) -> None:
-        self.router.restore_to_editor(texts)
-
-    # -- transcript search (1.6.0's tui.altScreen.search; search_bar.py) ------------------------
-
-    async def on_event(self, event: Any) -> None:
-        """The search key opens the transcript search whatever has the keyboard (a selector, a
-        dialog), as in 1.6.0; the editor and the search bar handle it themselves."""
-        from textual import events
-
+    async def on_event(self, event: events.Event) -> None:
+        """The terminal's light/dark reports go to the theme part; the search key opens the
+        transcript search from a selector or dialog too (``search_bar.search_key_elsewhere``)."""
         if isinstance(event, events.Key) and event.key in ("pi-color-scheme-light", "pi-color-scheme-dark"):
             event.stop()
             event.prevent_default()
-            self.terminal_appearance_changed(event.key == "pi-color-scheme-light")
+            self.theme_controller.appearance_changed(event.key == "pi-color-scheme-light")
             return
-        if isinstance(event, events.Key) and not event.is_forwarded and self._search_key_elsewhere(event):
-            event.stop()
-            event.prevent_default()
-            return
+        if isinstance(event, events.Key) and not event.is_forwarded:
+            from pi_app.tui.transcript.search_bar import search_key_elsewhere
+
+            if search_key_elsewhere(self, event):
+                event.stop()
+                event.prevent_default()
+                return
         await super().on_event(event)
-
-    def terminal_appearance_changed(self, light: bool) -> None:
-        """The terminal switched light/dark (DEC 2031): the theme part decides what follows."""
-        self.theme_controller.appearance_changed(light)
-
-    def _search_key_elsewhere(self, event: Any) -> bool:
-        from pi_app.tui.input.keys import key_press
-        from pi_app.tui.transcript.search_bar import SearchBar
-
-        if self.main_screen is None or self.screen is not self.main_screen:
-            return False
-        focused = self.focused
-        if focused is None or isinstance(focused, (PromptEditor, SearchBar)):
-            return False
-        if not self.keybindings.matches(key_press(event), "tui.altScreen.search"):
-            return False
-        self.open_transcript_search()
-        return True
-
-    def open_transcript_search(self) -> None:
-        from pi_app.tui.transcript.search_bar import SearchBar
-
-        screen = self.main_screen
-        if screen is None:
-            return
-        existing = screen.query(SearchBar)
-        if existing:
-            self.focus_layers.opened(existing.first())
-            return
-        bar = SearchBar()
-        screen.mount(bar)
-        self.transcript.set_search("")
-        self.focus_layers.opened(bar)
-
-    def close_transcript_search(self) -> None:
-        from pi_app.tui.transcript.search_bar import SearchBar
-
-        screen = self.main_screen
-        if screen is None:
-            return
-        for bar in list(screen.query(SearchBar)):
-            self.focus_layers.closed(bar)
-            bar.remove()
-        self.transcript.set_search(None)
 
     # -- app actions (keys) ---------------------------------------------------------------------
 
     @on(PromptEditor.ActionRequested)
     def _editor_action(self, message: PromptEditor.ActionRequested) -> None:
+        from pi_app.tui.commands.actions import run_action
+
         message.stop()
-        self.run_action_id(message.action)
-
-    def run_action_id(self, action: str) -> None:
-        from pi_app.tui.commands.actions import ACTION_HANDLERS
-
-        handler = ACTION_HANDLERS.get(action)
-        if handler is None:
-            return
-        result = handler(self)
-        if inspect.isawaitable(result):
-            self.run_worker(self._await_action(result), group="action", exit_on_error=False)
-
-    async def _await_action(self, result: Awaitable[Any]) -> None:
-        try:
-            await result
-        except Exception as exc:
-            self.show_error(str(exc) or type(exc).__name__)
-
-    def action_clear(self) -> None:
-        selected = self.screen.get_selected_text()
-        if selected:  # R-TR-11: with a transcript selection, ctrl+c copies it (OSC 52)
-            self.copy_to_clipboard(selected)
-            self.screen.clear_selection()
-            return
-        now = time.monotonic()
-        if now - self._last_clear < DOUBLE_PRESS_S:
-            self.shutdown()
-            return
-        self._last_clear = now
-        self.editor.clear()
-
-    def note_escape(self) -> bool:
-        """Record an Escape on an empty editor; True when it is the second within 500 ms."""
-        now = time.monotonic()
-        double = now - self._last_escape < DOUBLE_PRESS_S
-        self._last_escape = 0.0 if double else now
-        return double
-
-
-def _light_background() -> bool:
-    """COLORFGBG's background index (``15;0`` is dark); dark when unknown (R-TERM-02 fallback)."""
-    value = os.environ.get("COLORFGBG", "")
-    try:
-        return int(value.rsplit(";", 1)[-1]) >= 8
-    except ValueError:
-        return False
+        run_action(self, message.action)
 
 
 def run_interactive(options: LaunchOptions) -> int:

@@ -11,21 +11,26 @@ shows (and keeps) the boundary, and ``PiApp`` satisfies every one of them struct
 * ``SessionHost``: a slot host that also reaches the session: ``session`` (the ``AgentSession``,
   None while starting; it lives on the agent loop, so calls go through ``bridge``) and ``settings``.
 * ``CommandHost``: everything a built-in command or key action may use (the ``/`` commands,
-  ``actions.ACTION_HANDLERS``).
+  ``actions.ACTION_HANDLERS``); what belongs to a part it reaches through that part:
+  ``router`` (the waiting messages, the pending area), ``run_status`` (compacting, retrying),
+  ``theme_controller`` (switching, reloading), ``header``, ``feed`` (summary costs).
 * ``ExtensionHost``: a command host plus what the extension glue (``pi_app.tui.extensions``) uses;
   it is also the ``app`` extension factories receive (``factory(app, theme, keybindings)``).
-* ``HistoryHost``: what drawing stored messages into the transcript needs (``history``).
+* ``HistoryHost``: what drawing stored messages into the transcript needs (``history``);
+  ``RebuildHost`` what drawing the session's context again needs.
+* ``FeedHost``: what the transcript part (``transcript.feed.TranscriptFeed``) asks of the app.
 
-Nothing here is imported at run time by the modules that use it (annotations only), so the
-protocols cost nothing at start-up.
+The modules loaded before the first frame use these for annotations only, so the protocols cost
+nothing at start-up; parts loaded after it build their own hosts on them (``startup``,
+``render_settings``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Callable, Coroutine
 from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from textual.geometry import Size
@@ -34,7 +39,6 @@ if TYPE_CHECKING:
     from textual.widget import Widget
     from textual.worker import Worker
 
-    from pi_app.agent.types import AgentMessage
     from pi_app.ai.types import Model
     from pi_app.coding.agent_session import AgentSession
     from pi_app.coding.launch import LaunchOptions
@@ -42,20 +46,34 @@ if TYPE_CHECKING:
     from pi_app.coding.settings import SettingsManager
     from pi_app.tui.bridge.session import SessionBridge
     from pi_app.tui.chrome.footer import Footer
+    from pi_app.tui.chrome.header import StartupHeader
+    from pi_app.tui.chrome.run_status import RunStatus
     from pi_app.tui.chrome.status import PendingArea, StatusLine
-    from pi_app.tui.commands.registry import CommandRegistry
     from pi_app.tui.commands.user_bash import UserBashRun
     from pi_app.tui.editor.autocomplete import PiAutocomplete
+    from pi_app.tui.editor.router import PromptRouter
     from pi_app.tui.editor.slot import EditorSlot
     from pi_app.tui.editor.widget import PromptEditor
     from pi_app.tui.extensions.host import AppExtensions
     from pi_app.tui.input.focus import FocusLayers
     from pi_app.tui.input.keybindings import Keybindings
     from pi_app.tui.terminal.probe import TerminalSetup
-    from pi_app.tui.theme.themes import PiTheme, ThemeManager
+    from pi_app.tui.theme.controller import ThemeController
+    from pi_app.tui.theme.themes import ThemeManager
+    from pi_app.tui.transcript.feed import TranscriptFeed
     from pi_app.tui.transcript.view import Transcript
 
-__all__ = ["CommandHost", "ExtensionHost", "HistoryHost", "Notes", "SelectorHost", "SessionHost"]
+__all__ = [
+    "CommandHost",
+    "ExtensionHost",
+    "FeedHost",
+    "HistoryHost",
+    "Notes",
+    "RebuildHost",
+    "SelectorHost",
+    "SessionHost",
+    "Workers",
+]
 
 
 class Notes(Protocol):
@@ -66,16 +84,51 @@ class Notes(Protocol):
     def show_error(self, text: str) -> None: ...
 
 
+class Workers(Protocol):
+    """Textual's workers: a flow, a background job or a thread's work runs as one."""
+
+    def run_worker(
+        self,
+        work: Coroutine[Any, Any, Any] | Callable[[], Any],
+        name: str | None = "",
+        group: str = "default",
+        *,
+        exit_on_error: bool = True,
+        thread: bool = False,
+    ) -> Worker[Any]: ...
+
+
 class HistoryHost(Protocol):
     """Drawing finished messages into the transcript (``history.add_message``)."""
+
+    ext: AppExtensions
+    """The custom message renderers come from the extensions' side (``extensions.host``)."""
 
     @property
     def transcript(self) -> Transcript: ...
     def hint(self, action: str) -> str: ...
-    def message_renderer(self, message: Any) -> Callable[..., Any] | None: ...
 
 
-class SelectorHost(Notes, Protocol):
+class RebuildHost(HistoryHost, Protocol):
+    """Drawing the session's context again (``history.rebuild_transcript``): the header first,
+    then the context; a reply still streaming stays at the bottom."""
+
+    session: AgentSession | None
+    header: StartupHeader
+
+    @property
+    def is_working(self) -> bool: ...
+
+
+class FeedHost(RebuildHost, Notes, Workers, Protocol):
+    """What the transcript part asks of the app: the lookups it draws with, notes, the agent loop
+    (an edit's diff preview), the settings (``showCacheMissNotices``) and a worker."""
+
+    bridge: SessionBridge
+    settings: SettingsManager | None
+
+
+class SelectorHost(Notes, Workers, Protocol):
     """Notes, the editor slot (selectors and dialogs in place of the editor) and workers."""
 
     keybindings: Keybindings
@@ -90,14 +143,6 @@ class SelectorHost(Notes, Protocol):
     def show_in_editor_slot(self, widget: Widget, owner: str = "app") -> None: ...
     def restore_editor(self, owner: str = "app") -> None: ...
     def hint(self, action: str) -> str: ...
-    def run_worker(
-        self,
-        work: Coroutine[Any, Any, Any],
-        name: str | None = "",
-        group: str = "default",
-        *,
-        exit_on_error: bool = True,
-    ) -> Worker[Any]: ...
     def call_from_thread(self, callback: Callable[..., Any], *args: Any) -> Any: ...
 
 
@@ -124,33 +169,28 @@ class SessionHost(SelectorHost, Protocol):
     def refresh_footer(self) -> None: ...
 
 
-class CommandHost(SessionHost, HistoryHost, Protocol):
+class CommandHost(SessionHost, RebuildHost, Protocol):
     """What a built-in slash command or a key action may use of the app."""
 
     options: LaunchOptions
     agent_dir: Path
     terminal: TerminalSetup
     autocomplete: PiAutocomplete
-    ext: AppExtensions
+    router: PromptRouter
+    """The prompt router: the messages waiting to be sent, the pending area, the editor's text."""
+    run_status: RunStatus
+    """The status part: working, compacting, retrying, an extension's working message."""
+    theme_controller: ThemeController
+    """The theme part: switching, applying, reloading and rediscovering themes."""
     focus_layers: FocusLayers
     interrupt_handlers: list[Callable[[], bool]]
+    last_press: dict[str, float]
+    """When a key action last ran (``time.monotonic``), for the double presses."""
     user_bash: UserBashRun | None
     tools_expanded: bool
-    header_notices: list[str]
+    header: StartupHeader
+    """The start-up header part (``show()`` draws it again)."""
 
-    @property
-    def commands(self) -> CommandRegistry: ...
-    @property
-    def local_queue(self) -> list[tuple[str, Literal["steer", "followUp"]]]:
-        """Messages typed while starting or compacting, not yet sent (the prompt router's)."""
-        ...
-
-    @property
-    def compactions_ended(self) -> int: ...
-    @property
-    def is_compacting(self) -> bool: ...
-    @property
-    def is_retrying(self) -> bool: ...
     @property
     def pending(self) -> PendingArea: ...
     @property
@@ -161,28 +201,16 @@ class CommandHost(SessionHost, HistoryHost, Protocol):
     def size(self) -> Size: ...
     @property
     def screen(self) -> Screen[Any]: ...
+    @property
+    def main_screen(self) -> Screen[None] | None: ...
+
+    @property
+    def feed(self) -> TranscriptFeed:
+        """The transcript part (once the session is ready)."""
+        ...
 
     def shutdown(self) -> None: ...
-    def action_clear(self) -> None: ...
-    def note_escape(self) -> bool: ...
-    def context_messages(self) -> list[AgentMessage]: ...
-    def rebuild_transcript(
-        self, skip_roles: tuple[str, ...] = (), messages: list[Any] | None = None
-    ) -> None: ...
-    def refresh_pending(self) -> None: ...
-    def clear_pending(self) -> None: ...
-    def take_queued_messages(self) -> Awaitable[list[str]]: ...
-    def restore_to_editor(self, texts: list[str]) -> None: ...
-    def refresh_header(self) -> None: ...
     def update_title(self) -> None: ...
-    def apply_keybindings(self) -> None: ...
-    def extension_shortcuts_table(self) -> list[tuple[str, str]]: ...
-    def reload_themes(self) -> None: ...
-    def discover_new_themes(self) -> None: ...
-    def apply_theme(self, theme: PiTheme) -> None: ...
-    def switch_theme(self, name: str, *, persist: bool = True) -> str | None: ...
-    def show_summary_cost(self, label: str, usage: Any) -> None: ...
-    def open_transcript_search(self) -> None: ...
     def copy_to_clipboard(self, text: str) -> None: ...
     def batch_update(self) -> AbstractContextManager[None]: ...
     def suspend(self) -> AbstractContextManager[None]: ...
@@ -195,18 +223,12 @@ class ExtensionHost(CommandHost, Protocol):
 
     _thread_id: int
     """Textual's UI thread (``App._thread_id``): calls from any other thread are posted."""
-    working_message: str | None
-    extension_shortcuts: dict[str, tuple[str, Callable[[], None]]]
     title: str
 
     @property
     def has_screen(self) -> bool: ...
     @property
-    def main_screen(self) -> Screen[None] | None: ...
-    @property
     def focused(self) -> Widget | None: ...
     def post_message(self, message: Message) -> bool: ...
     def call_later(self, callback: Callable[..., Any], *args: Any) -> bool: ...
     def make_editor(self) -> PromptEditor: ...
-    def thinking_border_token(self) -> str: ...
-    def set_working(self, working: bool) -> None: ...

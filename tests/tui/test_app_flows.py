@@ -236,10 +236,10 @@ async def test_a_theme_file_that_breaks_later_keeps_the_current_theme(tmp_path: 
     app, _ = make_app(tmp_path, agent_dir=agent_dir)
     async with app.run_test(size=(90, 40)) as pilot:
         await started(pilot, app)
-        assert app.switch_theme("mine") is None
+        assert app.theme_controller.switch("mine") is None
         del theme["colors"]["bashMode"]
         path.write_text(json.dumps(theme))
-        error = app.switch_theme("mine")
+        error = app.theme_controller.switch("mine")
         assert error is not None and "bashMode" in error and error.startswith('Failed to load theme "mine"')
         assert app.themes.current.name == "mine"  # still the last good version (decision D-40)
 

@@ -67,11 +67,11 @@ async def test_messages_typed_during_compaction_are_sent_after_it(tmp_path: Path
         await pilot.press(*"two", "enter")
         await wait_for(pilot, lambda: "Second answer." in notes(app) and not app.is_working)
         await pilot.press(*"/compact", "enter")
-        await wait_for(pilot, lambda: app.is_compacting)
+        await wait_for(pilot, lambda: app.run_status.is_compacting)
         await pilot.press(*"while compacting", "enter")
         await wait_for(pilot, lambda: "Queued message for after compaction" in notes(app))
         assert "Steering: while compacting" in str(app.pending.render())
-        assert app.is_compacting
+        assert app.run_status.is_compacting
         typed.set()
         await wait_for(pilot, lambda: "After compaction." in notes(app) and not app.is_working, 20)
         assert provider.calls[-1].context.messages[-1].content[0].text == "while compacting"

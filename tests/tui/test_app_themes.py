@@ -59,7 +59,7 @@ async def test_editing_the_active_theme_file_repaints_with_the_new_colours(tmp_p
     app, _ = make_app(tmp_path, agent_dir=agent_dir)
     async with app.run_test(size=(90, 30)) as pilot:
         await started(pilot, app)
-        assert app.switch_theme("mine") is None
+        assert app.theme_controller.switch("mine") is None
         await pilot.pause(0.3)  # the watcher is running
         path.write_text(json.dumps(_theme("mine", "#abcdef")))
         await wait_for(pilot, lambda: app.themes.current.fg["accent"].color.triplet.hex == "#abcdef", 15)

@@ -42,7 +42,7 @@ async def test_a_command_swaps_a_widget_into_the_editor_slot_and_back(tmp_path) 
         seen.append(args)
         app.show_in_editor_slot(Static("a selector", id="panel"))
 
-    app.commands.add(SlashCommand("panel", "Open a panel", open_panel))
+    app.router.commands.add(SlashCommand("panel", "Open a panel", open_panel))
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_for(pilot, lambda: app.session is not None)
         await pilot.press(*"/panel  two words", "enter")

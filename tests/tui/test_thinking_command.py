@@ -68,7 +68,7 @@ async def test_thinking_with_a_level_sets_it_and_an_unknown_level_is_an_error(tm
         await pilot.press("enter")
         await wait_for(pilot, lambda: "Thinking level: high" in notes(app))
         assert app.session.thinking_level == "high"
-        await app.commands.run(app, "/thinking MEDIUM")  # the level's case does not matter
+        await app.router.commands.run(app, "/thinking MEDIUM")  # the level's case does not matter
         await wait_for(pilot, lambda: "Thinking level: medium" in notes(app))
         assert app.session.thinking_level == "medium"
         await submit(pilot, "/thinking loud")

@@ -133,7 +133,7 @@ async def test_a_slowed_ui_never_paints_the_footer_and_transcript_from_two_momen
         await started(pilot, app)
         await pilot.pause(0.3)  # start-up requests (the model list) are over
         recording["on"] = True
-        app.submit_text("go")
+        app.router.submit("go")
         await wait_for(pilot, lambda: not app.is_working and app.footer.state.usage.input == 3800, timeout=60)
         await pilot.pause()
         recording["on"] = False

@@ -8,6 +8,7 @@ import threading
 from pathlib import Path
 
 from pi_app.ai.testing import gate, text, tool_call
+from pi_app.tui.commands.actions import run_action
 from pi_app.tui.transcript.blocks.custom import CustomMessageBlock
 from tests.tui.helpers import wait_for
 from tests.tui_ext.fakes import extension_app, transcript_text, write_extension
@@ -57,7 +58,7 @@ async def test_commands_autocomplete_and_run_even_while_streaming(tmp_path: Path
     app, _, _ = extension_app(tmp_path, [path], [[gate(command_ran), text("slow answer")]])
     async with app.run_test(size=(100, 30)) as pilot:
         await _ready(pilot, app)
-        infos = {info.name: info for info in app._command_infos()}
+        infos = {info.name: info for info in app.router.command_infos()}
         assert infos["deploy"].description == "Deploy the app"
         assert infos["model"].description != "Shadowed by the built-in"  # built-ins win (R-CMD-19)
         await pilot.press(*"/dep")
@@ -87,7 +88,7 @@ async def test_shortcuts_and_message_renderers(tmp_path: Path) -> None:
         await _ready(pilot, app)
         await pilot.press("ctrl+shift+y")
         await wait_for(pilot, lambda: "shortcut pressed" in transcript_text(app))
-        assert "Shout" in [d for d, _ in app.extension_shortcuts_table()]
+        assert "Shout" in [d for d, _ in app.ext.shortcuts_table()]
         # escape is the interrupt key: the extension may not take it (R-EXT-21)
         assert "escape" not in app.ext.shortcuts
         assert "Shortcut 'escape'" in transcript_text(app) and "cannot be taken over" in transcript_text(app)
@@ -104,9 +105,9 @@ async def test_header_lists_loaded_extensions(tmp_path: Path) -> None:
     app, _, _ = extension_app(tmp_path, [path])
     async with app.run_test(size=(120, 40)) as pilot:
         await _ready(pilot, app)
-        sections = dict(app.header_content().resources)
+        sections = dict(app.header.content().resources)
         assert any(item.endswith("commands.py") for item in sections["Extensions"])
-        app.run_action_id("app.tools.expand")  # the expanded header lists the resources
+        run_action(app, "app.tools.expand")  # the expanded header lists the resources
         await pilot.pause(0.1)
         assert "commands.py" in transcript_text(app)
 

@@ -160,11 +160,11 @@ async def test_working_message_replaces_the_spinner_text(tmp_path: Path) -> None
     async with app.run_test(size=(90, 30)) as pilot:
         await wait_for(pilot, lambda: app.session is not None and app.ext.binding is not None)
         app.ext.run_command("/working Thinking hard")
-        await wait_for(pilot, lambda: app.working_message == "Thinking hard")
+        await wait_for(pilot, lambda: app.run_status.working_message == "Thinking hard")
         await pilot.press(*"go", "enter")
         await wait_for(pilot, lambda: app.is_working)
         assert "Thinking hard" in str(app.status_line.render())
         spinner_seen.set()
         await wait_for(pilot, lambda: not app.is_working)
         app.ext.run_command("/working")
-        await wait_for(pilot, lambda: app.working_message is None)
+        await wait_for(pilot, lambda: app.run_status.working_message is None)

@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from pi_app.ai.testing import text, tool_call
+from pi_app.tui.commands.actions import run_action
 from pi_app.tui.extensions.dialogs import SelectDialog
 from tests.tui.helpers import wait_for
 from tests.tui_ext.fakes import EXAMPLES, extension_app, transcript_text, write_extension
@@ -177,6 +178,6 @@ async def test_custom_tool_renderer_example_draws_call_and_result(tmp_path: Path
         shown = transcript_text(app)
         assert "roll 2d6" in shown and "total" in shown
         assert "2 dice, 6 sides" not in shown
-        app.run_action_id("app.tools.expand")  # render_result sees options.expanded
+        run_action(app, "app.tools.expand")  # render_result sees options.expanded
         await pilot.pause(0.1)
         assert "2 dice, 6 sides" in transcript_text(app)

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from pi_app.ai.testing import gate, text
+from pi_app.tui.commands.actions import run_action
 from pi_app.tui.extensions.surface import ExtensionOverlay
 from pi_app.tui.input.focus import contains_focus
 from tests.extensions.helpers import module_for
@@ -163,7 +164,7 @@ async def test_model_selector_opened_over_an_extension_question(tmp_path: Path) 
         app.editor.set_text("my draft")
         app.ext.run_command("/choose")
         question = await _dialog_focused(pilot, app)
-        app.run_action_id("app.model.select")  # e.g. a key the dialog passes on, or an extension call
+        run_action(app, "app.model.select")  # e.g. a key the dialog passes on, or an extension call
         await wait_for(pilot, lambda: bool(app.main_screen.query("#model-selector")))
         selector = app.main_screen.query_one("#model-selector")
         await wait_for(pilot, lambda: contains_focus(app, selector))
@@ -183,14 +184,14 @@ async def test_an_extension_question_over_the_model_selector(tmp_path: Path) -> 
     app, path = _start(tmp_path)
     async with app.run_test(size=(90, 30)) as pilot:
         state = await _ready(pilot, app, path)
-        app.run_action_id("app.model.select")
+        run_action(app, "app.model.select")
         await wait_for(pilot, lambda: bool(app.main_screen.query("#model-selector")))
         selector = app.main_screen.query_one("#model-selector")
         await wait_for(pilot, lambda: contains_focus(app, selector))
         app.ext.run_command("/confirm")  # arrives from the agent thread while the user browses models
         question = await _dialog_focused(pilot, app)
         assert selector.is_mounted and not selector.display
-        app.run_action_id("app.model.select")  # the app's own next step goes under the question
+        run_action(app, "app.model.select")  # the app's own next step goes under the question
         old = selector
         await wait_for(pilot, lambda: app.editor_slot.stacked[0] is not old and not old.is_attached)
         selector = app.editor_slot.stacked[0]

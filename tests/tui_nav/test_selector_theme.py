@@ -72,7 +72,7 @@ async def test_selectors_and_dialogs_use_the_active_custom_theme(tmp_path: Path)
     app, _ = make_app(None, manager=showcase_session().sm)
     async with app.run_test(size=(100, 36)) as pilot:
         await wait_for(pilot, lambda: app.session is not None)
-        assert app.switch_theme("neon", persist=False) is None
+        assert app.theme_controller.switch("neon", persist=False) is None
         await pilot.pause(0.1)
 
         await submit(app, pilot, "/tree")

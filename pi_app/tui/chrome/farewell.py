@@ -1,10 +1,15 @@
-"""What the shell's screen shows once the app has quit (issue 17, defect 6).
+"""Leaving the app, and what the shell's screen shows once it has quit (issue 17, defect 6).
+
+``leave`` is a user's quit (``/quit``, Ctrl+C twice, Ctrl+D, an extension's ``ctx.shutdown()``):
+the extensions hear ``session_shutdown``, the farewell is prepared and the app exits.
 
 pi 1.6.0 draws inline, so after ``/quit``, Ctrl+C twice or Ctrl+D the conversation is still on the
 screen, followed by ``To resume this session:`` and ``pi --session <id>``. This app draws on the
 alternate screen, which the terminal throws away on exit; so on a user's quit it renders the
 transcript once more, as ANSI text at the width it was shown, and prints it on the normal screen
-after Textual has restored the terminal (``run_interactive``).
+after Textual has restored the terminal (``run_interactive``). ``prepare_farewell`` gathers what
+that needs while the app is still up: the session's id and file (asked on the agent loop), the
+``fullscreenExitOutput`` setting and the colours the terminal shows.
 
 Bounded on purpose: only the last ``MAX_LINES`` rendered lines are printed (the blocks are
 rendered from the end backwards until that many are collected), so a ten-thousand-message session
@@ -14,13 +19,25 @@ quits as fast as a short one. The resume hint appears only when the session has 
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Protocol
 
 from rich.color import ColorSystem
 from textual.strip import Strip
 
+from pi_app.tui.terminal.probe import color_depth
 from pi_app.tui.transcript.blocks.base import Block
 from pi_app.tui.transcript.blocks.theme import BlockTheme
+
+if TYPE_CHECKING:
+    from textual.geometry import Size
+
+    from pi_app.coding.agent_session import AgentSession
+    from pi_app.coding.settings import SettingsManager
+    from pi_app.tui.bridge.session import SessionBridge
+    from pi_app.tui.terminal.probe import TerminalSetup
+    from pi_app.tui.transcript.view import Transcript
 
 MAX_LINES = 2000
 
@@ -64,3 +81,62 @@ def resume_hint(session_id: str | None, has_file: bool) -> list[str]:
 def farewell_text(lines: Iterable[str]) -> str:
     text = "\n".join(lines)
     return text + "\n" if text else ""
+
+
+class FarewellHost(Protocol):
+    """What leaving and preparing the farewell need of the app."""
+
+    session: AgentSession | None
+    settings: SettingsManager | None
+    bridge: SessionBridge
+    terminal: TerminalSetup
+    farewell: str
+    """What ``run_interactive`` prints once the terminal is back."""
+
+    def exit(self, result: int | None = None) -> None: ...
+
+    @property
+    def transcript(self) -> Transcript: ...
+    @property
+    def size(self) -> Size: ...
+
+
+async def leave(app: FarewellHost) -> None:
+    """Extensions hear ``session_shutdown`` (R-TUI-11), then the app exits with its farewell."""
+    session = app.session
+    if session is not None and session.extension_runner is not None:  # None: no extensions
+        try:
+            await app.bridge.request(lambda s: s.extension_runner.emit({"type": "session_shutdown"}))
+        except Exception:
+            pass
+    app.farewell = await prepare_farewell(app)
+    app.exit(0)
+
+
+async def prepare_farewell(app: FarewellHost) -> str:
+    """The conversation and the resume command, as ``run_interactive`` prints them once the
+    terminal is back (``fullscreenExitOutput: resume-hint`` leaves the conversation out)."""
+    session_id: str | None = None
+    has_file = False
+    if app.session is not None:
+        try:  # "a file" in the session store's sense: a JSONL file or a row of the SQLite store
+            session_id, has_file = await app.bridge.request(
+                lambda s: (
+                    s.session_id,
+                    bool(s.session_file) and s.session_manager.storage.exists(s.session_file or ""),
+                )
+            )
+        except Exception:  # the agent loop is gone: the conversation is still worth printing
+            pass
+    transcript = app.transcript
+    width = transcript.size.width or app.size.width or 80
+    color_system = None
+    if app.terminal.capabilities.has_color:
+        color_system = (
+            ColorSystem.TRUECOLOR if color_depth(os.environ) == "truecolor" else ColorSystem.EIGHT_BIT
+        )
+    lines: list[str] = []
+    exit_output = app.settings.get_fullscreen_exit_output() if app.settings is not None else "transcript"
+    if exit_output != "resume-hint":  # 1.6.0's fullscreenExitOutput
+        lines = transcript_lines(transcript.blocks, width, transcript.render_theme, color_system)
+    return farewell_text([*lines, *resume_hint(session_id, has_file)])

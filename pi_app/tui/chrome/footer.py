@@ -14,7 +14,8 @@ session, never mixed from two moments.
 
 ``FooterState`` + ``footer_lines(state, width)`` are pure (tested without Textual); the widget
 only feeds them and repaints. The git branch comes from ``.git/HEAD`` (worktrees followed through
-the ``gitdir:`` file) and is re-read when that file changes (watchfiles).
+the ``gitdir:`` file) and is re-read when that file changes (``watch_branch``: watchfiles, from
+right after the first frame until the footer goes).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.cells import cell_len
 from rich.style import Style
@@ -31,6 +32,9 @@ from textual.widgets import Static
 
 from pi_app.coding.session_port import SessionSnapshot, UsageTotals
 from pi_app.tui.editor.segments import truncate_cells
+
+if TYPE_CHECKING:
+    from pi_app.tui.theme.watch import FileWatcher
 
 
 def format_tokens(count: float) -> str:
@@ -200,9 +204,27 @@ class Footer(Static):
         self._shown: Text | None = None
         self.shown_seq = 0
         """The ``seq`` of the snapshot the footer shows (0: none yet)."""
+        self._head_watcher: FileWatcher | None = None
 
     def on_mount(self) -> None:
         self.repaint()
+
+    def watch_branch(self) -> None:
+        """Show the new branch whenever the repository's HEAD file changes (R-FOOT-06)."""
+        from pi_app.tui.theme.watch import FileWatcher
+
+        head = git_head_file(self.state.cwd)
+        if head is not None and head.exists():
+            app = self.app  # the watcher calls back on its own thread
+            self._head_watcher = FileWatcher(head, lambda _path: app.call_from_thread(self._branch_changed))
+
+    def _branch_changed(self) -> None:
+        self.state.branch = git_branch(self.state.cwd)
+        self.repaint()
+
+    def on_unmount(self) -> None:
+        if self._head_watcher is not None:
+            self._head_watcher.stop()
 
     def show_snapshot(self, snapshot: SessionSnapshot, *, show_provider: bool) -> None:
         """Show what ``snapshot`` says (every session field from that one moment) and repaint."""

@@ -3,7 +3,9 @@
 The collapsed form follows pi 0.73.1's first screen (version, one line of the most used keys, how
 to see more, a tip: pi can answer questions about itself); the expanded form lists every hint
 R-FOOT-07 asks for and the loaded resources. Unbound actions are left out rather than shown with
-a wrong key (R-KEY-06).
+a wrong key (R-KEY-06). ``StartupHeader`` is the header part: its notices (the condensed changelog)
+and its block at the top of the transcript, drawn again when a setting, a keybinding or an
+extension's header changes.
 """
 
 from __future__ import annotations
@@ -13,11 +15,12 @@ from typing import TYPE_CHECKING, Protocol
 
 from pi_app import __version__
 from pi_app.tui.chrome import resources
-from pi_app.tui.transcript.blocks.startup import HeaderContent
+from pi_app.tui.transcript.blocks.startup import HeaderContent, StartupHeaderBlock
 
 if TYPE_CHECKING:
     from pi_app.tui.input.keybindings import Keybindings
     from pi_app.tui.theme.themes import ThemeManager
+    from pi_app.tui.transcript.view import Transcript
 
 
 class HeaderHost(resources.ResourceHost, Protocol):
@@ -27,8 +30,8 @@ class HeaderHost(resources.ResourceHost, Protocol):
 
     @property
     def themes(self) -> ThemeManager: ...
-
-    header_notices: list[str]
+    @property
+    def transcript(self) -> Transcript: ...
 
 
 TIP = "pi knows its own docs: ask it how a feature works or how to extend it."
@@ -66,7 +69,7 @@ def _hints(app: HeaderHost) -> list[tuple[str, str]]:
     return pairs
 
 
-def build_header(app: HeaderHost) -> HeaderContent:
+def build_header(app: HeaderHost, notices: Sequence[str] = ()) -> HeaderContent:
     h = app.keybindings.hint
     mode: object = app.settings.get_quiet_startup() if app.settings is not None else False
     quiet = mode is True
@@ -94,7 +97,34 @@ def build_header(app: HeaderHost) -> HeaderContent:
         more_line=f"Press {expand} to show full startup help and loaded resources." if expand else None,
         hints=_hints(app),
         resources=sections if listing else [],
-        notices=list(app.header_notices),
+        notices=list(notices),
         quiet=quiet,
         tip=TIP,
     )
+
+
+class StartupHeader:
+    """The header part: the block at the top of the transcript and the notices under it."""
+
+    def __init__(self, host: HeaderHost) -> None:
+        self._host = host
+        self.notices: list[str] = []
+        """One-line notices under the header (the condensed changelog)."""
+
+    def content(self) -> HeaderContent:
+        return build_header(self._host, self.notices)
+
+    def show(self) -> None:
+        """Add the header to the transcript, or redraw the one there (after a setting, a keybinding
+        or an extension's header changed)."""
+        host = self._host
+        block = StartupHeaderBlock(self.content(), override=host.ext.surface.header_override)
+        transcript = host.transcript
+        if block.key in {b.key for b in transcript.blocks}:
+            existing = next(b for b in transcript.blocks if b.key == block.key)
+            assert isinstance(existing, StartupHeaderBlock)
+            existing.override = block.override
+            existing.set_content(block.content)
+            transcript.refresh_block(existing, immediate=True)
+            return
+        transcript.append_block(block)

@@ -21,16 +21,18 @@ if TYPE_CHECKING:
     from textual.timer import Timer
 
     from pi_app.tui.bridge.messages import RetryEnded, RetryStarted
+    from pi_app.tui.terminal.probe import TerminalSetup
 
 
 class StatusHost(Protocol):
     """What the status part asks of the app."""
 
+    terminal: TerminalSetup
+    """The terminal's progress indicator (OSC 9;4) follows the run."""
+
     def hint(self, action: str) -> str: ...
 
     def set_timer(self, delay: float, callback: Callable[[], object]) -> Timer: ...
-
-    def set_terminal_busy(self, busy: bool) -> None: ...
 
     def show_error(self, text: str) -> None: ...
 
@@ -54,9 +56,13 @@ class RunStatus:
     def status_line(self) -> StatusLine:
         return self._status_line()
 
+    @property
+    def is_compacting(self) -> bool:
+        return self.compacting is not None
+
     def set_working(self, working: bool) -> None:
         self.working = working
-        self._host.set_terminal_busy(working)
+        self._host.terminal.set_busy(working)
         if working:
             interrupt = self._host.hint("app.interrupt")
             self.status_line.show(self.working_message or f"Working... ({interrupt} to interrupt)")

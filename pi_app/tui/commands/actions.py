@@ -1,15 +1,19 @@
 """What each app action does (spec 60 R-KEY-03, §3.8): ``ACTION_HANDLERS[action_id](app)``.
 
 The editor maps keys to action ids through the effective keybindings and posts them to the app;
-the app looks the handler up here. A handler may be ``async`` (the app runs it as a worker and
-shows its exception as an ``Error:`` line). Handlers talk to the session only through
-``app.bridge`` (the session lives on the agent thread's loop).
+the app hands them to ``run_action``, which looks the handler up here. A handler may be ``async``
+(it runs as a worker and its exception is shown as an ``Error:`` line). Handlers talk to the
+session only through ``app.bridge`` (the session lives on the agent thread's loop). Ctrl+C twice
+quits and Escape twice on an empty editor opens the tree when the second press comes within
+``DOUBLE_PRESS_S`` (the times are the app's ``last_press``).
 """
 
 from __future__ import annotations
 
+import inspect
 import os
 import sys
+import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
@@ -22,6 +26,26 @@ if TYPE_CHECKING:
 
 ActionHandler = Callable[["CommandHost"], "Awaitable[None] | None"]
 
+DOUBLE_PRESS_S = 0.5
+
+
+def run_action(app: CommandHost, action: str) -> None:
+    """Run the handler of ``action`` (an async one as a worker whose failure is an error line)."""
+    handler = ACTION_HANDLERS.get(action)
+    if handler is None:
+        return
+    result = handler(app)
+    if inspect.isawaitable(result):
+        app.run_worker(_reported(app, result), group="action", exit_on_error=False)
+
+
+async def _reported(app: CommandHost, result: Awaitable[None]) -> None:
+    try:
+        await result
+    except Exception as exc:
+        app.show_error(str(exc) or type(exc).__name__)
+
+
 # -- Escape (R-INT-07) ----------------------------------------------------------------------------
 
 
@@ -31,19 +55,19 @@ async def interrupt(app: CommandHost) -> None:
         if handler():
             return
     session = app.session
-    if session is not None and app.is_compacting:
+    if session is not None and app.run_status.is_compacting:
         app.bridge.call_soon(lambda s: s.abort_compaction())
         return
-    if session is not None and app.is_retrying:
+    if session is not None and app.run_status.retrying:
         app.bridge.call_soon(lambda s: s.abort_retry())
         return
     if session is not None and (app.is_working or app.snapshot.streaming):
         restored: list[str] = await app.bridge.request(_clear_queue_and_abort)
-        local = [text for text, _ in app.local_queue]
+        local = [text for text, _ in app.router.waiting]
         texts = restored + local
-        app.clear_pending()
+        app.router.clear()
         if texts:
-            app.restore_to_editor(texts)
+            app.router.restore_to_editor(texts)
         return
     if app.user_bash is not None and app.user_bash.running:
         app.user_bash.abort()
@@ -52,10 +76,18 @@ async def interrupt(app: CommandHost) -> None:
     if editor.text.lstrip().startswith("!"):
         editor.clear()
         return
-    if editor.text == "" and app.note_escape():
+    if editor.text == "" and _second_escape(app):
         action = app.settings.get_double_escape_action() if app.settings is not None else "tree"
-        if action in ("tree", "fork") and action in app.commands:
-            await app.commands.run(app, f"/{action}")
+        if action in ("tree", "fork") and action in app.router.commands:
+            await app.router.commands.run(app, f"/{action}")
+
+
+def _second_escape(app: CommandHost) -> bool:
+    """Record an Escape on an empty editor; True when it is the second within ``DOUBLE_PRESS_S``."""
+    now = time.monotonic()
+    double = now - app.last_press.get("app.interrupt", 0.0) < DOUBLE_PRESS_S
+    app.last_press["app.interrupt"] = 0.0 if double else now
+    return double
 
 
 def _clear_queue_and_abort(session: AgentSession) -> list[str]:
@@ -66,11 +98,11 @@ def _clear_queue_and_abort(session: AgentSession) -> list[str]:
 
 async def dequeue(app: CommandHost) -> None:
     """Alt+Up: every queued message back into the editor (R-INT-06)."""
-    texts = await app.take_queued_messages()
+    texts = await app.router.take_all()
     if not texts:
         app.show_status("No queued messages to restore")
         return
-    app.restore_to_editor(texts)
+    app.router.restore_to_editor(texts)
     app.show_status(f"Restored {len(texts)} queued message(s) to editor")
 
 
@@ -78,7 +110,19 @@ async def dequeue(app: CommandHost) -> None:
 
 
 def clear(app: CommandHost) -> None:
-    app.action_clear()
+    """Ctrl+C: copy the transcript selection if there is one (R-TR-11, OSC 52); else clear the
+    editor, or quit when it is the second press within ``DOUBLE_PRESS_S``."""
+    selected = app.screen.get_selected_text()
+    if selected:
+        app.copy_to_clipboard(selected)
+        app.screen.clear_selection()
+        return
+    now = time.monotonic()
+    if now - app.last_press.get("app.clear", 0.0) < DOUBLE_PRESS_S:
+        app.shutdown()
+        return
+    app.last_press["app.clear"] = now
+    app.editor.clear()
 
 
 def exit_app(app: CommandHost) -> None:
@@ -121,8 +165,8 @@ def _jump(direction: int) -> ActionHandler:
 
 def _command(name: str) -> ActionHandler:
     async def handler(app: CommandHost) -> None:
-        if name in app.commands:
-            await app.commands.run(app, f"/{name}")
+        if name in app.router.commands:
+            await app.router.commands.run(app, f"/{name}")
         else:
             app.show_status(f"/{name} is not available")
 
@@ -290,6 +334,12 @@ async def copy_message(app: CommandHost) -> None:
     await copy_last_assistant_message(app)
 
 
+def open_search(app: CommandHost) -> None:
+    from pi_app.tui.transcript import search_bar
+
+    search_bar.open_search(app)
+
+
 async def debug_dump(app: CommandHost) -> None:
     from pi_app.tui.commands.debug import write_debug_log
 
@@ -326,6 +376,6 @@ ACTION_HANDLERS: dict[str, ActionHandler] = {
     "tui.altScreen.nextPrompt": _jump(1),
     "tui.altScreen.top": lambda app: app.transcript.scroll_top(),
     "tui.altScreen.bottom": lambda app: app.transcript.scroll_bottom(),
-    "tui.altScreen.search": lambda app: app.open_transcript_search(),
+    "tui.altScreen.search": open_search,
     "app.debug": debug_dump,
 }

@@ -15,6 +15,7 @@ from pi_app.tui.chrome.changelog import changelog_text
 from pi_app.tui.commands.registry import CommandRegistry, SlashCommand
 from pi_app.tui.input.keybindings import ACTIONS
 from pi_app.tui.transcript.blocks.info import InfoBlock
+from pi_app.tui.transcript.history import context_messages, rebuild_transcript
 
 if TYPE_CHECKING:
     from pi_app.coding.agent_session import AgentSession
@@ -70,16 +71,16 @@ async def _compact(app: CommandHost, args: str) -> None:
     if session is None:
         app.show_status("Still starting up…")
         return
-    messages = [m for m in app.context_messages() if m.role in ("user", "assistant")]
+    messages = [m for m in context_messages(session) if m.role in ("user", "assistant")]
     if len(messages) < 2:
         app.show_warning("Nothing to compact (no messages yet)")
         return
     instructions = args.strip() or None
-    reported = app.compactions_ended
+    reported = app.run_status.compactions_ended
     try:
         await app.bridge.request(lambda s: s.compact(instructions))
     except Exception as exc:
-        if app.compactions_ended == reported:  # the compaction_end event did not report it already
+        if app.run_status.compactions_ended == reported:  # the compaction_end event did not report it already
             app.show_error(str(exc) or type(exc).__name__)
 
 
@@ -149,7 +150,7 @@ def hotkeys_markdown(app: CommandHost) -> str:
         parts.append(
             f"**{group}**\n\n| Action | Keys |\n|---|---|\n" + "\n".join(f"| {d} | {k} |" for d, k in rows)
         )
-    shortcuts = app.extension_shortcuts_table()
+    shortcuts = app.ext.shortcuts_table()
     if shortcuts:
         parts.append(
             "**Extensions**\n\n| Shortcut | Keys |\n|---|---|\n"
@@ -182,7 +183,7 @@ async def reload_resources(app: CommandHost) -> bool:
     if app.is_working or app.snapshot.streaming:
         app.show_warning("Wait for the current response to finish before reloading.")
         return False
-    if app.is_compacting:
+    if app.run_status.is_compacting:
         app.show_warning("Wait for compaction to finish before reloading.")
         return False
     session = app.session
@@ -201,11 +202,22 @@ async def reload_resources(app: CommandHost) -> bool:
     app.keybindings = Keybindings.load(app.agent_dir / "keybindings.json")
     for warning in app.keybindings.warnings:
         app.show_warning(warning)
-    app.reload_themes()
-    app.apply_keybindings()
-    app.rebuild_transcript()
+    app.theme_controller.reload()
+    _apply_keybindings(app)
+    rebuild_transcript(app)
     app.ext.show_load_problems()  # after the rebuild, so the lines stay (a broken extension file)
     return True
+
+
+def _apply_keybindings(app: CommandHost) -> None:
+    """Hand the reloaded keybindings to every widget that shows or matches keys."""
+    from pi_app.tui.editor.widget import PromptEditor
+
+    for editor in app.main_screen.query(PromptEditor) if app.main_screen else []:
+        editor.keybindings = app.keybindings
+    app.pending.dequeue_hint = app.hint("app.message.dequeue")
+    app.transcript.set_key_hints(app.keybindings)
+    app.header.show()
 
 
 async def _trust(app: CommandHost, args: str) -> None:

@@ -14,7 +14,7 @@ What a handler may use on ``app`` is ``pi_app.tui.host.CommandHost`` (``PiApp`` 
 ``app.session`` (the ``AgentSession``; call into it with ``app.bridge.call(fn)`` — it lives on
 another loop), ``app.show_in_editor_slot(widget)`` / ``app.restore_editor()`` (selectors replace
 the editor, R-SEL-00), ``app.show_status(text)``, ``app.show_warning(text)``,
-``app.show_error(text)``, ``app.rebuild_transcript()``, ``app.editor`` (the prompt editor),
+``app.show_error(text)``, ``app.editor`` (the prompt editor),
 ``app.settings`` and ``app.keybindings``.
 
 Submit routing (R-INT-01, R-CMD-19/20): ``parse`` splits ``/name args``; ``find`` returns the

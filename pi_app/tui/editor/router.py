@@ -3,10 +3,13 @@
 ``PromptRouter`` owns the way from the editor's Enter to the session, and the one queue of
 messages the session does not hold yet:
 
-* a slash command runs (built-in first, then an extension's, at once even while busy);
-* ``!cmd`` / ``!!cmd`` runs the user's shell command;
+* a slash command runs (built-in first, then an extension's, at once even while busy); the
+  built-ins' registry is built here on first use (``commands``), and autocomplete lists what
+  would run (``command_infos``);
+* ``!cmd`` / ``!!cmd`` runs the user's shell command (``commands.user_bash``);
 * before the session is ready a message waits here and is sent, in order, after the command
-  line's messages once it is (if the session cannot start, it goes back into the editor);
+  line's messages once it is (if the session cannot start, it goes back into the editor); a
+  ``!`` command typed then stays in the editor with a status note;
 * while the session compacts a message waits here ("Queued message for after compaction") and
   is sent when the compaction ends: as queued steering/follow-ups if a run continues, else the
   first as a prompt and the rest queued behind it; nothing typed is lost on failure;
@@ -16,59 +19,92 @@ messages the session does not hold yet:
 This is the only owner of those waiting messages: the session never sees them until they are
 sent. The pending area shows the session's queues as of the newest snapshot, then these. What the
 router knows of the session comes from the app's snapshot (``PiApp.snapshot``), never from the
-session itself.
+session itself. Its host is a ``CommandHost``: that is what the commands it runs receive.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal, Protocol
+from typing import TYPE_CHECKING, Literal
+
+from pi_app.tui.editor.autocomplete import CommandInfo
 
 if TYPE_CHECKING:
     from pi_app.ai.types import ImageContent
     from pi_app.coding.agent_session import AgentSession
-    from pi_app.coding.launch import LaunchOptions
-    from pi_app.coding.session_port import SessionSnapshot
-    from pi_app.tui.bridge.session import SessionBridge
-    from pi_app.tui.chrome.status import PendingArea
-    from pi_app.tui.editor.widget import PromptEditor
+    from pi_app.tui.commands.registry import CommandRegistry
+    from pi_app.tui.host import CommandHost
 
 Behavior = Literal["steer", "followUp"]
-
-
-class RouterHost(Protocol):
-    """What the prompt router asks of the app."""
-
-    session: AgentSession | None
-    snapshot: SessionSnapshot
-    bridge: SessionBridge
-    options: LaunchOptions
-
-    @property
-    def editor(self) -> PromptEditor: ...
-    @property
-    def pending(self) -> PendingArea: ...
-    @property
-    def is_working(self) -> bool: ...
-    @property
-    def is_compacting(self) -> bool: ...
-    def show_status(self, text: str) -> None: ...
-    def show_error(self, text: str) -> None: ...
-    def run_command_text(self, text: str) -> bool:
-        """Run ``text`` if it is a built-in or extension command; True when it was one."""
-        ...
-
-    def run_user_bash(self, text: str) -> None: ...
-    def flush_pending_bash(self) -> None: ...
 
 
 class PromptRouter:
     """Routes submitted texts to the session and owns the messages waiting to be sent (UI thread)."""
 
-    def __init__(self, host: RouterHost) -> None:
+    def __init__(self, host: CommandHost) -> None:
         self._host = host
         self.waiting: list[tuple[str, Behavior]] = []
         """Messages typed while starting or compacting: (text, "steer" | "followUp")."""
         self._initial_sent = False
+        self._commands: CommandRegistry | None = None
+
+    # -- commands -----------------------------------------------------------------------------------
+
+    @property
+    def commands(self) -> CommandRegistry:
+        """The built-in slash commands, built on first use: their selector modules import the
+        session layer, which would delay the first frame (the app's warm-up builds them)."""
+        if self._commands is None:
+            from pi_app.tui.commands.registry import builtin_registry
+            from pi_app.tui.selectors.models import model_argument_completions
+            from pi_app.tui.selectors.thinking import thinking_argument_completions
+
+            self._commands = builtin_registry()
+            model_command = self._commands.find("model")
+            if model_command is not None:
+                model_command.get_argument_completions = model_argument_completions(self._host)
+            thinking = self._commands.find("thinking")
+            if thinking is not None:
+                thinking.get_argument_completions = thinking_argument_completions(self._host)
+        return self._commands
+
+    def command_infos(self) -> list[CommandInfo]:
+        """What autocomplete offers after ``/``: the built-ins, then the prompt templates, extension
+        commands and skills no built-in shadows."""
+        from pi_app.tui.chrome.resources import extra_command_infos
+
+        infos = [
+            CommandInfo(c.name, c.description, c.argument_hint, c.get_argument_completions)
+            for c in self.commands.visible()
+        ]
+        taken = {info.name for info in infos}
+        infos.extend(info for info in extra_command_infos(self._host) if info.name not in taken)
+        return infos
+
+    def run_command(self, text: str) -> bool:
+        """Run ``text`` if it is a built-in command, or (at once, even while busy; R-EXT-48) an
+        extension's; True when it was one."""
+        from pi_app.tui.commands.registry import parse as parse_command
+
+        host = self._host
+        parsed = parse_command(text)
+        if parsed is not None and parsed[0] in self.commands:
+            host.run_worker(self._run_command(text), group="command", exit_on_error=False)
+            return True
+        if host.session is not None and host.ext.is_command(text):
+            host.ext.run_command(text)
+            return True
+        return False
+
+    async def _run_command(self, text: str) -> None:
+        try:
+            await self.commands.run(self._host, text)
+        except Exception as exc:  # a failing command reports itself and the app keeps running
+            self._host.show_error(str(exc) or type(exc).__name__)
+
+    def _flush_pending_bash(self) -> None:
+        from pi_app.tui.commands.user_bash import flush_pending_bash
+
+        flush_pending_bash(self._host)
 
     # -- submitting ---------------------------------------------------------------------------------
 
@@ -80,7 +116,7 @@ class PromptRouter:
             return
         editor = host.editor
         editor.add_to_history(text)
-        if host.run_command_text(text):
+        if self.run_command(text):
             return
         session = host.session
         if session is None:
@@ -93,12 +129,14 @@ class PromptRouter:
                 host.show_status("Starting up: queued until the session is ready")
             return
         if text.startswith("!") and text.lstrip("!").strip():
+            from pi_app.tui.commands.user_bash import run_user_bash
+
             if not host.is_working:
-                host.flush_pending_bash()
-            host.run_user_bash(text)
+                self._flush_pending_bash()
+            run_user_bash(host, text)
             return
         behavior: Behavior = "followUp" if follow_up else "steer"
-        if host.is_compacting:
+        if host.run_status.is_compacting:
             self.waiting.append((text, behavior))
             self.refresh_pending()
             host.show_status("Queued message for after compaction")
@@ -109,7 +147,7 @@ class PromptRouter:
         if host.is_working or host.snapshot.streaming:
             self.send(text, behavior)
             return
-        host.flush_pending_bash()
+        self._flush_pending_bash()
         self.send(text, None)
 
     def send(self, text: str, behavior: Behavior | None, images: list[ImageContent] | None = None) -> None:

@@ -3,8 +3,8 @@
 The widget is thin: text, cursor, undo, kill ring, paste markers and history are the buffer's
 (``buffer.py``); completion logic is the provider's (``autocomplete.py``). What lives here:
 
-* drawing: a top and a bottom rule in the thinking-level colour (``bashMode`` while the text
-  starts with ``!``; R-ED-16), at most ``max(5, 30 % of the terminal)`` visual rows with
+* drawing: a top and a bottom rule in the thinking-level colour (``thinking_border_token``;
+  ``bashMode`` while the text starts with ``!``; R-ED-16), at most ``max(5, 30 % of the terminal)`` visual rows with
   ``↑ N more`` / ``↓ N more`` in the rules when the text is taller (R-ED-15), a reverse-video
   cursor, and the autocomplete list below the bottom rule (R-AC-09);
 * keys, in pi's order (R-KEY-05): extension shortcuts, paste image, interrupt (Escape closes an
@@ -26,7 +26,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.cells import cell_len
 from rich.segment import Segment
@@ -45,8 +45,29 @@ from pi_app.tui.input.keybindings import TRANSCRIPT_SCROLL_ACTIONS, Keybindings
 from pi_app.tui.input.keys import KeyPress, key_press
 from pi_app.tui.transcript.blocks.theme import FALLBACK_DARK, BlockTheme, fg
 
+if TYPE_CHECKING:
+    from pi_app.coding.session_port import SessionSnapshot
+
 FILE_DEBOUNCE_S = 0.05
 _WORD_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-")
+
+THINKING_BORDER_TOKENS = {
+    "off": "thinkingOff",
+    "minimal": "thinkingMinimal",
+    "low": "thinkingLow",
+    "medium": "thinkingMedium",
+    "high": "thinkingHigh",
+    "xhigh": "thinkingXhigh",
+    "max": "thinkingXhigh",  # 1.6.0 themes may add thinkingMax; it falls back to thinkingXhigh
+}
+
+
+def thinking_border_token(snapshot: SessionSnapshot) -> str:
+    """The theme token of the editor's rules for the thinking level ``snapshot`` shows."""
+    if not snapshot.has_model or not snapshot.reasoning:
+        return "thinkingOff"
+    return THINKING_BORDER_TOKENS.get(snapshot.thinking_level, "thinkingOff")
+
 
 APP_ACTIONS: tuple[str, ...] = (
     "app.clear",

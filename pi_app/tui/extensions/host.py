@@ -17,6 +17,8 @@
   warning (R-EXT-21). Handlers run on the agent loop.
 * generations: ``/reload`` and session replacement build a new runtime; everything the old one
   put on screen is removed (R-XUI-02) and shortcuts are read again (``check_generation``).
+* drawing: the transcript asks here for a tool's ``ToolDefinition`` (an extension's renderers, or
+  an override drawn like the built-in it replaces) and for a custom message type's renderer.
 
 Decisions where the spec is silent: a failed ``custom``/widget factory is reported with the file
 that defined the factory; ``command:<name>`` error paths are shown with the command's file.
@@ -40,6 +42,7 @@ if TYPE_CHECKING:
     from pi_app.coding.extensions.runner import ExtensionRunner
     from pi_app.coding.extensions.session_binding import ExtensionBinding
     from pi_app.coding.extensions.types import ExtensionError, RegisteredCommand, RegisteredShortcut
+    from pi_app.coding.tools.definition import ToolDefinition
     from pi_app.tui.host import ExtensionHost
 
 log = logging.getLogger(__name__)
@@ -299,12 +302,12 @@ class AppExtensions:
                 )
             allowed[key.lower()] = shortcut
         self.shortcuts = allowed
-        self.app.extension_shortcuts = {
-            key: (s.description or key, self._shortcut_runner(key)) for key, s in allowed.items()
-        }
 
-    def _shortcut_runner(self, key: str) -> Callable[[], None]:
-        return lambda: self._run_shortcut(key)
+    def shortcuts_table(self) -> list[tuple[str, str]]:
+        """The extension shortcuts ``/hotkeys`` lists: (description, key), by key."""
+        from pi_app.tui.input.keybindings import display_key
+
+        return [(s.description or key, display_key(key)) for key, s in sorted(self.shortcuts.items())]
 
     def _warn_key(self, key: str, text: str) -> None:
         if key not in self._warned_keys:
@@ -334,13 +337,43 @@ class AppExtensions:
     def _run_shortcut(self, key: str) -> None:
         self.app.bridge.call(lambda s: s.extension_runner.run_shortcut(key))
 
+    # -- what the transcript draws with ----------------------------------------------------------
+
+    def tool_definition(self, name: str) -> ToolDefinition | None:
+        """The session's ``ToolDefinition`` called ``name`` (for extension renderers), or None."""
+        session = self.app.session
+        if session is None:
+            return None
+        binding = session.extension_runner
+        if binding is not None:  # the binding's registry: extension tools and overrides
+            try:  # an override without renderers is drawn like the built-in it replaces (R-EXT-19)
+                found: ToolDefinition | None = binding.tools.renderer_fallback(name) or binding.tools.get(
+                    name
+                )
+            except Exception:
+                found = None
+            if found is not None:
+                return found
+        return next((d for d in session.tool_definitions if d.name == name), None)
+
+    def message_renderer(self, message: Any) -> Callable[..., Any] | None:
+        """The extension renderer for a custom message's type, if one is registered."""
+        binding = self.binding
+        if binding is None:
+            return None
+        try:
+            renderer = binding.get_message_renderer(getattr(message, "custom_type", ""))
+        except Exception:
+            return None
+        return self.guard_renderer(renderer) if renderer is not None else None
+
     # -- the editor ------------------------------------------------------------------------------
 
     def swap_editor(self, factory: Callable[..., Any] | None) -> None:
         self.app.run_worker(self._swap_editor(factory), group="ext-editor", exit_on_error=False)
 
     async def _swap_editor(self, factory: Callable[..., Any] | None) -> None:
-        from pi_app.tui.editor.widget import PromptEditor
+        from pi_app.tui.editor.widget import PromptEditor, thinking_border_token
 
         app = self.app
         slot = app.editor_slot
@@ -368,7 +401,7 @@ class AppExtensions:
         await old.remove()  # first: both carry the id "editor"
         await slot.mount(new, before=0 if slot.children else None)
         new.set_text(text)
-        new.set_border_token(app.thinking_border_token())
+        new.set_border_token(thinking_border_token(app.snapshot))
         if was_visible:
             new.focus()
 

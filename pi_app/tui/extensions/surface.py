@@ -234,9 +234,10 @@ class ExtensionSurface:
             refresh()
 
     def set_working_message(self, message: str | None) -> None:
-        self.app.working_message = message or None
+        run_status = self.app.run_status
+        run_status.working_message = message or None
         if self.app.is_working:
-            self.app.set_working(True)
+            run_status.set_working(True)
 
     def set_working_visible(self, visible: bool) -> None:
         self.app.status_line.display = visible
@@ -249,7 +250,7 @@ class ExtensionSurface:
         self.app.transcript.set_expand_all(expanded)
 
     def switch_theme(self, name: str) -> None:
-        error = self.app.switch_theme(name)
+        error = self.app.theme_controller.switch(name)
         if error:
             self.app.show_error(error)
 
@@ -318,7 +319,7 @@ class ExtensionSurface:
                 Text(result) if isinstance(result, str) else result if result is not None else Text("")
             )
             self.header_override = lambda width, theme: render_rich(renderable, width)
-        self.app.refresh_header()
+        self.app.header.show()
 
     # -- custom components ----------------------------------------------------------------------
 
@@ -399,7 +400,7 @@ class ExtensionSurface:
                 self.remove_overlay(overlay)
             if self.editor_factory is not None:
                 self.set_editor_component(None)
-            self.app.working_message = None
+            self.app.run_status.working_message = None
             self.app.status_line.display = True
         self.input_listeners.clear()
 

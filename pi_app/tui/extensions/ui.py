@@ -289,7 +289,7 @@ class TuiExtensionUI:
             return {"success": True}
         if isinstance(name_or_theme, PiTheme):
             theme = name_or_theme
-            self._run(lambda: self._app.apply_theme(theme))
+            self._run(lambda: self._app.theme_controller.apply(theme))
             return {"success": True}
         return {"success": False, "error": "set_theme needs a theme name or a theme object"}
 

@@ -12,7 +12,7 @@ Also here: the theme lookup selectors share (pi colour tokens → Rich styles, s
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from rich.cells import cell_len
 from rich.segment import Segment
@@ -22,6 +22,9 @@ from textual.widget import Widget
 
 from pi_app.tui.editor.segments import truncate_cells
 from pi_app.tui.transcript.blocks.theme import FALLBACK_DARK, FALLBACK_LIGHT, BlockTheme
+
+if TYPE_CHECKING:
+    from pi_app.tui.theme.themes import ThemeManager
 
 Painter = Callable[[int], list[Strip]]
 Run = tuple[str, "str | Style | None"]
@@ -33,14 +36,14 @@ class ThemedApp(Protocol):
     """An app that draws with a pi theme (``PiApp``; the ``pi -r`` picker app has none)."""
 
     @property
-    def pi_theme(self) -> BlockTheme: ...
+    def themes(self) -> ThemeManager: ...
 
 
 def theme_of(widget: Widget) -> BlockTheme:
     """The app's pi render theme, or the built-in palette matching Textual's dark/light mode."""
     app = widget.app
     if isinstance(app, ThemedApp):
-        return app.pi_theme
+        return app.themes.current
     return FALLBACK_DARK if app.current_theme.dark else FALLBACK_LIGHT
 
 

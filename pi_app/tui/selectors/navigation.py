@@ -28,6 +28,7 @@ from pi_app.tui.selectors.fork import ForkCandidate, ForkSelector
 from pi_app.tui.selectors.sessions import Renamer, SessionPicker
 from pi_app.tui.selectors.slot import ask
 from pi_app.tui.selectors.tree import TreeNavigator
+from pi_app.tui.transcript.history import rebuild_transcript
 
 if TYPE_CHECKING:
     from pi_app.coding.agent_session import AgentSession
@@ -62,7 +63,7 @@ def refresh_chrome(app: CommandHost) -> None:
 def rebuild_after_move(app: CommandHost) -> None:
     """Show the session's new context: transcript from the new leaf, footer, title."""
     with app.batch_update():
-        app.rebuild_transcript()
+        rebuild_transcript(app)
         refresh_chrome(app)
 
 
@@ -196,7 +197,7 @@ async def _navigate(app: CommandHost, target: str, summarize: bool, instructions
     app.show_status("Navigated to selected point")
     summary = result.summary_entry
     if summary is not None:
-        app.show_summary_cost("Branch summary", summary.raw.get("usage"))
+        app.feed.show_summary_cost("Branch summary", summary.raw.get("usage"))
     await offer_file_restore(app, result.old_leaf_id, result.new_leaf_id)
     return True
 
@@ -372,7 +373,7 @@ def new_command(app: CommandHost, args: str) -> None:
 async def new_flow(app: CommandHost) -> None:
     if not await request(app, lambda s: s.new_session()):
         return
-    app.clear_pending()
+    app.router.clear()
     rebuild_after_move(app)
     app.show_status("✓ New session started")
 

@@ -118,7 +118,7 @@ def settings_rows(app: CommandHost) -> list[SettingRow]:
         app.transcript.invalidate_all()
 
     def set_quiet(value: bool) -> None:
-        app.refresh_header()
+        app.header.show()
 
     def set_auto_compact(value: bool) -> None:
         app.bridge.call_soon(lambda session: session.set_auto_compaction_enabled(value))
@@ -355,29 +355,29 @@ def open_settings(app: CommandHost, selected: str | None = None) -> None:
 def open_theme_list(app: CommandHost, back: Callable[[], None] | None = None) -> None:
     """Pick a theme with live preview; Escape restores the theme that was active. Theme files
     added to the themes folder since start-up are offered too (no /reload needed)."""
-    app.discover_new_themes()
+    app.theme_controller.discover_new()
     original = app.themes.current
 
     def preview(item: SelectItem) -> None:
         error = app.themes.activate(item.value)
         if error is None:
-            app.apply_theme(app.themes.current)
+            app.theme_controller.apply(app.themes.current)
             selector.pi_theme = app.themes.current
             selector.notice = None
         else:
             selector.notice = error.splitlines()[0]
 
     def choose(item: SelectItem) -> None:
-        error = app.switch_theme(item.value)
+        error = app.theme_controller.switch(item.value)
         if error is not None:
-            app.apply_theme(original)
+            app.theme_controller.apply(original)
             app.show_error(error)
         else:
             app.show_status(f"Theme: {item.value}")
         (back or app.restore_editor)()
 
     def cancel() -> None:
-        app.apply_theme(original)
+        app.theme_controller.apply(original)
         (back or app.restore_editor)()
 
     names = [*app.themes.names(), "system"]  # pi 1.6.0's system: follows the terminal's background

@@ -41,6 +41,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
     from textual.app import App
+    from textual.driver import Driver
 
     from pi_app.tui.terminal.images import ImageRenderer
     from pi_app.tui.transcript.view import Transcript
@@ -419,6 +420,16 @@ class TerminalSetup:
     show_progress: bool = False
     """``terminal.showTerminalProgress`` (pi 1.6.0, off by default)."""
     _busy: bool = field(default=False, repr=False)
+
+    @staticmethod
+    def driver_class(default: type[Driver]) -> type[Driver]:
+        """Textual's choice of driver, except that its Linux driver becomes ``QuietLinuxDriver``
+        (no input polling while idle, issue 20; imported only then: it needs ``termios``)."""
+        if default.__module__ == "textual.drivers.linux_driver" and default.__name__ == "LinuxDriver":
+            from pi_app.tui.terminal.driver import QuietLinuxDriver
+
+            return QuietLinuxDriver
+        return default
 
     @classmethod
     def from_environment(cls, env: Mapping[str, str] | None = None) -> TerminalSetup:

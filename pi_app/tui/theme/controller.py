@@ -5,44 +5,61 @@ moves it: the start-up choice (``--theme``, the ``theme`` setting, ``system`` fo
 terminal's background; a theme only the session's resource loader knows waits for it), the
 session's loader themes, ``/settings`` (switch, persisted), rediscovery of theme files, hot
 reload of the active custom theme's file (watchfiles, D-40: a broken file keeps the theme), and
-the terminal switching light/dark (DEC 2031). It asks the app to paint a theme (``paint_theme``);
-the widgets that draw with it are the app's.
+the terminal switching light/dark (DEC 2031). It paints a theme itself (``paint``): Textual's
+theme (the ``$pi-…`` CSS variables), the transcript, the pending area, the editors and the footer.
+The terminal's background is what the app is told, else what the start-up probe found, else
+COLORFGBG's (``15;0`` is dark).
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from pi_app.tui.theme.themes import PiTheme, ThemeManager, discover_user_themes
+from pi_app.tui.chrome.resources import ResourceHost
+from pi_app.tui.chrome.resources import themes as loader_themes
+from pi_app.tui.editor.widget import PromptEditor
+from pi_app.tui.theme.themes import PiTheme, ThemeManager, discover_user_themes, textual_theme
 
 if TYPE_CHECKING:
-    from pi_app.coding.agent_session import AgentSession
-    from pi_app.coding.launch import LaunchOptions
-    from pi_app.coding.resources.themes import ThemeSpec
-    from pi_app.coding.settings import SettingsManager
+    from textual.screen import Screen
+    from textual.theme import Theme
+
+    from pi_app.tui.chrome.footer import Footer
+    from pi_app.tui.chrome.status import PendingArea
+    from pi_app.tui.terminal.probe import TerminalSetup
     from pi_app.tui.theme.watch import FileWatcher
+    from pi_app.tui.transcript.view import Transcript
 
 
-class ThemeHost(Protocol):
-    """What the theme controller asks of the app."""
+def light_background_from_env() -> bool:
+    """COLORFGBG's background index (``15;0`` is dark); dark when unknown (R-TERM-02 fallback)."""
+    value = os.environ.get("COLORFGBG", "")
+    try:
+        return int(value.rsplit(";", 1)[-1]) >= 8
+    except ValueError:
+        return False
 
-    options: LaunchOptions
-    cwd: str
-    agent_dir: Path
-    session: AgentSession | None
-    settings: SettingsManager | None
 
-    def paint_theme(self, theme: PiTheme) -> None:
-        """Draw every widget with ``theme`` (it is already the current one)."""
-        ...
+class ThemeHost(ResourceHost, Protocol):
+    """What the theme controller asks of the app: the loaded resources (the session's loader
+    themes), the widgets it paints and Textual's theme."""
 
-    def loader_themes(self) -> list[ThemeSpec]:
-        """The themes the session's resource loader found (extensions, packages, the project)."""
-        ...
+    theme: str
+    """Textual's theme (``App.theme``)."""
+    terminal: TerminalSetup
+    """What the start-up probe found (the terminal's background)."""
 
+    def register_theme(self, theme: Theme) -> None: ...
+    @property
+    def main_screen(self) -> Screen[None] | None: ...
+    @property
+    def transcript(self) -> Transcript: ...
+    @property
+    def pending(self) -> PendingArea: ...
+    @property
+    def footer(self) -> Footer: ...
     def show_status(self, text: str) -> None: ...
     def show_warning(self, text: str) -> None: ...
     def show_error(self, text: str) -> None: ...
@@ -52,9 +69,13 @@ class ThemeHost(Protocol):
 class ThemeController:
     """The app's themes (UI thread; the file watcher calls back through ``call_from_thread``)."""
 
-    def __init__(self, host: ThemeHost, *, light_background: bool) -> None:
+    def __init__(self, host: ThemeHost, *, light_background: bool | None) -> None:
         self._host = host
-        self.light_background = light_background
+        if light_background is None and host.terminal.probe.color_scheme is not None:
+            light_background = host.terminal.probe.color_scheme == "light"
+        self.light_background = (
+            light_background if light_background is not None else light_background_from_env()
+        )
         self.manager = self._load()
         self._unresolved: str | None = None
         """A selected theme not known before the session's loader ran (a project or package theme)."""
@@ -79,7 +100,7 @@ class ThemeController:
             except ThemeError as exc:
                 problems.append(str(exc).splitlines()[0])
         if host.session is not None:
-            specs.extend(host.loader_themes())
+            specs.extend(loader_themes(host))
         if not host.options.no_themes:
             found, broken = discover_user_themes(host.agent_dir / "themes")
             specs.extend(found)
@@ -145,8 +166,26 @@ class ThemeController:
     def apply(self, theme: PiTheme) -> None:
         """Draw everything with ``theme`` (R-TUI-06, R-THEME-04) and watch its file."""
         self.manager.activate_theme(theme)
-        self._host.paint_theme(theme)
+        self.paint(theme)
         self._watch(theme)
+
+    def paint(self, theme: PiTheme) -> None:
+        """Every widget draws with ``theme`` now (it is already the current one)."""
+        host = self._host
+        self.register(theme)
+        host.transcript.set_render_theme(theme)
+        host.transcript.invalidate_all()
+        host.pending.theme = theme
+        host.pending.repaint()
+        for editor in host.main_screen.query(PromptEditor) if host.main_screen else []:
+            editor.set_theme(theme)
+        host.footer.set_theme_styles({name: theme.fg[name] for name in ("dim", "warning", "error")})
+
+    def register(self, theme: PiTheme) -> None:
+        """Make ``theme`` Textual's theme too (the ``$pi-…`` CSS variables follow it)."""
+        textual = textual_theme(theme)
+        self._host.register_theme(textual)
+        self._host.theme = textual.name
 
     def switch(self, name: str, *, persist: bool = True) -> str | None:
         """Switch to theme ``name``; on failure the current theme stays and the error is returned."""

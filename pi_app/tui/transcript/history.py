@@ -2,7 +2,9 @@
 
 Each message kind becomes the block the live event stream would have produced: user messages,
 finished assistant messages with their tool calls, tool results (matched to their call), user
-``!`` commands, extension messages, and compaction/branch-summary markers.
+``!`` commands, extension messages, and compaction/branch-summary markers. ``rebuild_transcript``
+clears the transcript and draws the header and the session's context again (after a compaction,
+a move in the tree, ``/reload``).
 """
 
 from __future__ import annotations
@@ -16,7 +18,9 @@ from pi_app.tui.transcript.blocks.summary import SummaryBlock
 from pi_app.tui.transcript.blocks.user_bash import UserBashBlock
 
 if TYPE_CHECKING:
-    from pi_app.tui.host import HistoryHost
+    from pi_app.agent.types import AgentMessage
+    from pi_app.coding.agent_session import AgentSession
+    from pi_app.tui.host import HistoryHost, RebuildHost
 
 
 def message_images(message: Any) -> list[Any]:
@@ -53,7 +57,7 @@ def add_message(app: HistoryHost, message: Any) -> None:
         transcript.append_block(block)
     elif role == "custom":
         if getattr(message, "display", True):
-            transcript.append_block(CustomMessageBlock(message, app.message_renderer(message)))
+            transcript.append_block(CustomMessageBlock(message, app.ext.message_renderer(message)))
     elif role == "compactionSummary":
         transcript.append_block(
             SummaryBlock(message.summary, tokens_before=message.tokens_before, expand_hint=hint)
@@ -65,3 +69,31 @@ def add_message(app: HistoryHost, message: Any) -> None:
 def render_session_history(app: HistoryHost, messages: Iterable[Any]) -> None:
     for message in messages:
         add_message(app, message)
+
+
+def context_messages(session: AgentSession | None) -> list[AgentMessage]:
+    """The session's current context (empty while it starts)."""
+    if session is None:
+        return []
+    try:
+        return list(session.session_manager.build_session_context().messages)
+    except Exception:  # a broken file still shows what the agent has in memory
+        return list(session.messages)
+
+
+def rebuild_transcript(
+    app: RebuildHost, skip_roles: tuple[str, ...] = (), messages: list[Any] | None = None
+) -> None:
+    """Clear the transcript and render the session's current context again (R-TR-10);
+    ``messages``: that context, when the bridge already read it on the agent loop."""
+    app.ext.check_generation()
+    transcript = app.transcript
+    streaming = transcript.streaming
+    transcript.clear_blocks()
+    app.header.show()
+    if app.session is not None:
+        context = context_messages(app.session) if messages is None else messages
+        render_session_history(app, [m for m in context if getattr(m, "role", None) not in skip_roles])
+    if streaming is not None and app.is_working:
+        transcript.append_block(streaming)
+        transcript.streaming = streaming

@@ -8,27 +8,95 @@ and prompt-jump keys keep working while it is open. The box shows the query, a `
 ``No matches``) and the keys of the two moves, read from the effective keybindings.
 
 It sits on the overlay layer and registers with ``FocusLayers``, so closing it gives the focus
-back to what had it (the editor, or a selector in the slot).
+back to what had it (the editor, or a selector in the slot). ``open_search`` and ``close_search``
+mount and remove it; ``search_key_elsewhere`` lets the search key open it whatever has the
+keyboard (a selector, a dialog), as in 1.6.0.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from rich.cells import cell_len
 from rich.text import Text
 from textual import events
 from textual.widget import Widget
 
-from pi_app.tui.input.keybindings import TRANSCRIPT_SCROLL_ACTIONS, display_key
+from pi_app.tui.editor.widget import PromptEditor
+from pi_app.tui.input.keybindings import TRANSCRIPT_SCROLL_ACTIONS, Keybindings, display_key
 from pi_app.tui.input.keys import key_press
 from pi_app.tui.transcript.blocks.theme import fg
 
 if TYPE_CHECKING:
+    from textual.screen import Screen
+
     from pi_app.tui.app import PiApp
+    from pi_app.tui.input.focus import FocusLayers
     from pi_app.tui.transcript.view import Transcript
 
 BAR_WIDTH = 48
+
+
+class SearchHost(Protocol):
+    """What opening and closing the search bar needs of the app."""
+
+    focus_layers: FocusLayers
+
+    @property
+    def main_screen(self) -> Screen[None] | None: ...
+    @property
+    def transcript(self) -> Transcript: ...
+
+
+class SearchKeyHost(SearchHost, Protocol):
+    """What telling the search key apart needs of the app: who has the keyboard."""
+
+    keybindings: Keybindings
+
+    @property
+    def screen(self) -> Screen[Any]: ...
+    @property
+    def focused(self) -> Widget | None: ...
+
+
+def open_search(app: SearchHost) -> None:
+    """Show the search bar (or focus it, when it is open) and start an empty search."""
+    screen = app.main_screen
+    if screen is None:
+        return
+    existing = screen.query(SearchBar)
+    if existing:
+        app.focus_layers.opened(existing.first())
+        return
+    bar = SearchBar()
+    screen.mount(bar)
+    app.transcript.set_search("")
+    app.focus_layers.opened(bar)
+
+
+def close_search(app: SearchHost) -> None:
+    """Remove the search bar (the focus goes back) and the search's highlights."""
+    screen = app.main_screen
+    if screen is None:
+        return
+    for bar in list(screen.query(SearchBar)):
+        app.focus_layers.closed(bar)
+        bar.remove()
+    app.transcript.set_search(None)
+
+
+def search_key_elsewhere(app: SearchKeyHost, event: events.Key) -> bool:
+    """Open the search for the search key pressed outside the editor and the bar (they handle it
+    themselves), on the main screen; True when it did."""
+    if app.main_screen is None or app.screen is not app.main_screen:
+        return False
+    focused = app.focused
+    if focused is None or isinstance(focused, (PromptEditor, SearchBar)):
+        return False
+    if not app.keybindings.matches(key_press(event), "tui.altScreen.search"):
+        return False
+    open_search(app)
+    return True
 
 
 class SearchBar(Widget, can_focus=True):
@@ -139,7 +207,7 @@ class SearchBar(Widget, can_focus=True):
         press = key_press(event)
         kb = self._pi.keybindings
         if kb.matches(press, "tui.altScreen.searchClose") or kb.matches(press, "app.clear"):
-            self._pi.close_transcript_search()
+            close_search(self._pi)
             return
         if kb.matches(press, "tui.altScreen.searchNext"):
             self._transcript.search_step(1)
@@ -148,7 +216,9 @@ class SearchBar(Widget, can_focus=True):
         elif kb.matches(press, "tui.altScreen.search"):
             pass  # already open
         elif (action := kb.first_match(press, TRANSCRIPT_SCROLL_ACTIONS)) is not None:
-            self._pi.run_action_id(action)
+            from pi_app.tui.commands.actions import run_action
+
+            run_action(self._pi, action)
         elif kb.matches(press, "tui.editor.deleteCharBackward"):
             if self.query_text:
                 from pi_app.tui.editor.cursor import graphemes

@@ -45,6 +45,7 @@ from textual.selection import Selection
 from textual.strip import Strip
 from textual.timer import Timer
 
+from pi_app.tui.input.keybindings import Keybindings, display_key
 from pi_app.tui.transcript.blocks.base import Block
 from pi_app.tui.transcript.blocks.text import HeaderBlock, NoteBlock, UserBlock
 from pi_app.tui.transcript.blocks.theme import FALLBACK_DARK, BlockTheme, fg
@@ -131,6 +132,13 @@ class Transcript(ScrollView, can_focus=False):
         """Called after the matches change (the search bar repaints its counter)."""
         self.bottom_hint = "Ctrl+End"
         """The key of ``tui.altScreen.bottom`` in the "Jump to latest message" hint ("" hides it)."""
+
+    def set_key_hints(self, keybindings: Keybindings) -> None:
+        """The keys it shows: ``app.tools.expand`` in collapsed previews, ``tui.altScreen.bottom``
+        in the "Jump to latest message" hint."""
+        self.expand_hint = keybindings.hint("app.tools.expand")
+        bottom = keybindings.keys("tui.altScreen.bottom")
+        self.bottom_hint = display_key(bottom[0]) if bottom else ""
 
     # -- geometry -------------------------------------------------------------------------------
 
