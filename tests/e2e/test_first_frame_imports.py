@@ -63,8 +63,9 @@ write = linux_driver.LinuxDriver.write
 def first_frame(self, data):
     write(self, data)
     if marker in data:
-        with open(out, "w") as f:
+        with open(out + ".part", "w") as f:  # whole, then renamed: the test polls for the file
             json.dump(sorted(sys.modules), f)
+        os.replace(out + ".part", out)
         os._exit(0)
 
 linux_driver.LinuxDriver.write = first_frame

@@ -28,6 +28,9 @@ from tests.tui.helpers import wait_for
 from tests.tui.test_app_flows import make_app, started
 
 SLOW_S = 0.004  # per streamed delta and tool event handled on the UI thread
+# the model pauses between the turn's parts long enough for a frame to be painted even on a busy
+# machine: the test needs frames from several batches (with 0.02 s it saw one in six runs under load)
+PAUSE_S = 0.25
 
 
 def footer_fields(app: PiApp) -> tuple[Any, ...]:
@@ -68,11 +71,11 @@ async def test_a_slowed_ui_never_paints_the_footer_and_transcript_from_two_momen
     script = [
         [
             text("Let me look.", chunks=12),
-            delay(0.02),
+            delay(PAUSE_S),
             tool_call("bash", {"command": "echo hi"}, id="c1"),
             usage(input=1200, output=40),
         ],
-        [text(answer, chunks=80), delay(0.02), text(" Done.", chunks=3), usage(input=2600, output=120)],
+        [text(answer, chunks=80), delay(PAUSE_S), text(" Done.", chunks=3), usage(input=2600, output=120)],
     ]
     app, _ = make_app(tmp_path, script)
 
