@@ -211,11 +211,14 @@ def open_session_manager(
             raise LaunchError(f"Error: --fork cannot be combined with {', '.join(others)}")
     if options.no_session:
         return SessionManager.in_memory(cwd)
-    session_dir = str(paths.resolve_session_dir(cwd, options.session_dir, settings_manager.get_session_dir()))
+    chosen = paths.chosen_session_dir(options.session_dir, settings_manager.get_session_dir())
+    session_dir = str(chosen or paths.default_session_dir(cwd))
     if options.fork:
         return fork_session_argument(options.fork, cwd, session_dir)
     if options.session:
-        return open_session_argument(options.session, cwd, session_dir, host.ask, host.report)
+        return open_session_argument(
+            options.session, cwd, session_dir, host.ask, host.report, folder_chosen=chosen is not None
+        )
     if options.session_id:
         return open_session_by_id(options.session_id, cwd, session_dir)
     if options.continue_ or options.resume:
@@ -273,14 +276,20 @@ def open_session_argument(
     session_dir: str,
     ask: Callable[[str], bool] = _decline,
     report: Callable[[str], None] = _log_line,
+    *,
+    folder_chosen: bool = True,
 ) -> SessionManager:
     """``--session <path | id prefix>`` (spec 30 R-LIST-06): a path opens (or creates) that file; an id
-    prefix opens the first match in this project, or offers to fork a match from another project."""
+    prefix opens the first match in this project, or offers to fork a match from another project.
+
+    Unless the user chose a session folder (``folder_chosen``), the session's folder is the file's
+    own, as in pi 1.6.0: ``/new`` and ``/resume`` work there, and the resume command printed on
+    leaving names it (``pi --session-dir <folder> --session <id>``)."""
     from pi_app.coding.session.manager import NotASessionFileError, SessionManager
 
     path = session_argument_file(arg, cwd, session_dir, ask, report)
     try:
-        return SessionManager.open(path, session_dir, cwd=cwd)
+        return SessionManager.open(path, session_dir if folder_chosen else None, cwd=cwd)
     except NotASessionFileError as exc:
         raise LaunchError(f"Error: {exc}") from None
 

@@ -94,7 +94,13 @@ def default_session_dir(cwd: str) -> Path:
 
 def resolve_session_dir(cwd: str, cli_session_dir: str | None = None, setting: str | None = None) -> Path:
     """``--session-dir`` > ``PI_CODING_AGENT_SESSION_DIR`` > ``sessionDir`` setting > default."""
+    return chosen_session_dir(cli_session_dir, setting) or default_session_dir(cwd)
+
+
+def chosen_session_dir(cli_session_dir: str | None = None, setting: str | None = None) -> Path | None:
+    """The session folder the user chose (``--session-dir``, ``PI_CODING_AGENT_SESSION_DIR``,
+    ``sessionDir``), or None when they chose none."""
     for candidate in (cli_session_dir, os.environ.get(ENV_SESSION_DIR), setting):
         if candidate:
             return Path(expand_user(candidate)).resolve()
-    return default_session_dir(cwd)
+    return None

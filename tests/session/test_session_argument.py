@@ -99,3 +99,28 @@ def test_before_the_app_starts_a_foreign_session_is_offered_on_the_terminal(
     code, _, err = settle(["--session", "01J9"], "")
     assert code == 1 and err.strip() == "No session found matching '01J9'"
     assert settle(["--session", "./new.jsonl"], "") == (None, "./new.jsonl", "")  # the app opens paths
+
+
+def test_a_file_opened_by_path_keeps_its_own_folder_unless_one_was_chosen(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As pi 1.6.0: ``--session /elsewhere/s.jsonl`` works in /elsewhere (``/new``, ``/resume``, and
+    the resume command names ``--session-dir /elsewhere``, without which ``pi --session <id>`` would
+    not find it); a chosen ``--session-dir`` stays the session folder."""
+    from pi_app.coding.launch import LaunchOptions, open_session_manager
+    from pi_app.coding.settings import SettingsManager
+
+    monkeypatch.delenv(paths.ENV_SESSION_DIR, raising=False)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    target = elsewhere / "s.jsonl"
+    settings = SettingsManager.in_memory()
+    opened = open_session_manager(LaunchOptions(session=str(target)), "/here", settings)
+    assert opened.get_session_dir() == str(elsewhere) and not opened.uses_default_session_dir()
+    chosen = tmp_path / "chosen"
+    opened = open_session_manager(
+        LaunchOptions(session=str(target), session_dir=str(chosen)), "/here", settings
+    )
+    assert opened.get_session_dir() == str(chosen)
+    here_default = open_session_manager(LaunchOptions(), "/here", settings)
+    assert here_default.uses_default_session_dir()

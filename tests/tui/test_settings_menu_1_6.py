@@ -145,4 +145,5 @@ async def test_resume_hint_exit_output_prints_only_the_hint(tmp_path: Path) -> N
         session_id = app.session.session_id
         await pilot.press("ctrl+d")
         await wait_for(pilot, lambda: bool(app.farewell))
-    assert app.farewell == f"To resume this session:\npi --session {session_id}\n"
+    folder = tmp_path / "s"  # not the default session folder: the command names it (pi 1.6.0)
+    assert app.farewell == f"To resume this session:\npi --session-dir {folder} --session {session_id}\n"

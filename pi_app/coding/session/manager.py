@@ -574,6 +574,13 @@ class SessionManager:
     def get_session_dir(self) -> str:
         return self.session_dir
 
+    def uses_default_session_dir(self) -> bool:
+        """The session lives in its folder's default place (``~/.pi/agent/sessions/<cwd>``), so
+        ``pi --session <id>`` finds it without ``--session-dir``."""
+        if not self.session_dir:
+            return True
+        return os.path.realpath(self.session_dir) == os.path.realpath(paths.default_session_dir(self.cwd))
+
     def get_cwd(self) -> str:
         return self.cwd
 

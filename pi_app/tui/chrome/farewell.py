@@ -20,6 +20,7 @@ quits as fast as a short one. The resume hint appears only when the session has 
 from __future__ import annotations
 
 import os
+import shlex
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Protocol
 
@@ -71,11 +72,14 @@ def transcript_lines(
     return [strip_to_ansi(strip, color_system) for strip in strips]
 
 
-def resume_hint(session_id: str | None, has_file: bool) -> list[str]:
-    """pi 1.6.0's two closing lines, when there is a session to resume."""
+def resume_hint(session_id: str | None, has_file: bool, session_dir: str | None = None) -> list[str]:
+    """pi 1.6.0's two closing lines, when there is a session to resume. ``session_dir``: the
+    session's folder when it is not the default one (``--session <file>``, ``--session-dir``,
+    ``sessionDir``); ``pi --session <id>`` alone would not find it there."""
     if not session_id or not has_file:
         return []
-    return ["To resume this session:", f"pi --session {session_id}"]
+    where = f"--session-dir {shlex.quote(session_dir)} " if session_dir else ""
+    return ["To resume this session:", f"pi {where}--session {session_id}"]
 
 
 def farewell_text(lines: Iterable[str]) -> str:
@@ -118,12 +122,16 @@ async def prepare_farewell(app: FarewellHost) -> str:
     terminal is back (``fullscreenExitOutput: resume-hint`` leaves the conversation out)."""
     session_id: str | None = None
     has_file = False
+    session_dir: str | None = None
     if app.session is not None:
         try:  # "a file" in the session store's sense: a JSONL file or a row of the SQLite store
-            session_id, has_file = await app.bridge.request(
+            session_id, has_file, session_dir = await app.bridge.request(
                 lambda s: (
                     s.session_id,
                     bool(s.session_file) and s.session_manager.storage.exists(s.session_file or ""),
+                    None
+                    if s.session_manager.uses_default_session_dir()
+                    else s.session_manager.get_session_dir(),
                 )
             )
         except Exception:  # the agent loop is gone: the conversation is still worth printing
@@ -139,4 +147,4 @@ async def prepare_farewell(app: FarewellHost) -> str:
     exit_output = app.settings.get_fullscreen_exit_output() if app.settings is not None else "transcript"
     if exit_output != "resume-hint":  # 1.6.0's fullscreenExitOutput
         lines = transcript_lines(transcript.blocks, width, transcript.render_theme, color_system)
-    return farewell_text([*lines, *resume_hint(session_id, has_file)])
+    return farewell_text([*lines, *resume_hint(session_id, has_file, session_dir)])
