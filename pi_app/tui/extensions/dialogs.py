@@ -36,16 +36,17 @@ class SelectDialog(ChoiceSelector):
 
 class InputDialog(PanelDialog):
     def __init__(self, request: DialogRequest, placeholder: str) -> None:
-        super().__init__(
-            request.title, hint="enter submit · esc cancel", on_cancel=lambda: request.resolve(None)
-        )
+        super().__init__(request.title, hint="enter submit · esc cancel")
         self.request = request
         self.placeholder = placeholder
 
     def on_mount(self) -> None:
         super().on_mount()
-        answer = self.ask("", self.placeholder)
-        answer.add_done_callback(lambda f: None if f.cancelled() else self.request.resolve(f.result()))
+        self.open_question("", self.placeholder)
+
+    def on_panel_dialog_submitted(self, message: PanelDialog.Submitted) -> None:
+        message.stop()
+        self.request.resolve(message.text)
 
     def set_title(self, text: str) -> None:
         self.title_text = text
