@@ -312,7 +312,6 @@ class PiApp(App[int], inherit_bindings=False):
     def on_unmount(self) -> None:
         self._release_paint()
         self.theme_controller.stop()
-        self.ext.dialogs.cancel_all()
         self.bridge.stop()  # also gives the questions still waiting their default answers
         self.terminal.detach()
         from pi_app.tui.render_settings import reset_render_options

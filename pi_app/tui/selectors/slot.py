@@ -1,12 +1,18 @@
 """Waiting for an answer in the editor slot: ``answer = await ask(app, widget)``.
 
-Selectors post messages; command flows (``/tree`` → "Summarize branch?" → loader → navigate)
-read better as straight-line code. ``SlotHost`` wraps a widget, shows it in the editor slot
-(R-SEL-00) and resolves an ``asyncio`` future with the next ``Answer`` message the widget posts
-(its choice or its cancel); ``answer_in`` waits for the next one of a widget already shown. The
-caller then shows the next step or calls ``app.restore_editor()``; with ``close=True`` the widget
-leaves the slot however the wait ends. When the waiting task is cancelled, ``ask`` takes its
-widget out of the slot and lets the cancellation through.
+This is the one way the UI thread shows a widget where the editor is and waits for what the user
+answers there: the app's command flows (``/tree`` → "Summarize branch?" → loader → navigate read
+as straight-line code), the trust question, the login dialog's inputs and the extensions' dialogs
+(``extensions.queue``). ``SlotHost`` wraps the widget, shows it in the editor slot (R-SEL-00) and
+resolves an ``asyncio`` future with the next ``Answer`` message the widget posts (its choice or its
+cancel); ``answer_in`` waits for the next one of a widget already shown (the login dialog asked
+again). The caller then shows the next step or calls ``app.restore_editor()``; with
+``close=True`` the widget leaves the slot however the wait ends.
+
+A question asked from another thread (the agent loop, an extension's loop) does not come here
+directly: it goes through ``SessionBridge.ask_user``, which runs a flow that calls ``ask`` on this
+thread. When the asking side gives up (a timeout, an abort, the app closing), that flow's task is
+cancelled: ``ask`` then takes its widget out of the slot and lets the cancellation through.
 
 Flows must run in a worker, never inside a message handler or action of the app: the app keeps
 dispatching keys to the widget while the flow waits.
