@@ -25,7 +25,10 @@ one moment beside the footer of another. One queue, in arrival order, with paint
 batch's first message to its snapshot, keeps every frame whole (``tests/tui/test_torn_state.py``).
 The app calls in with ``bridge.call`` (fire and forget), ``bridge.request`` (await a result) or
 ``bridge.call_soon`` (abort, queue changes); it never reads the session's entries, usage or
-queues itself. Typing and painting never wait for the agent, a tool, or the network.
+queues itself. A question for the user from the agent thread (the trust question, a login prompt,
+an extension's dialog) arrives as ``QuestionAsked`` (``SessionBridge.ask_user``): the app runs its
+flow in a worker, which shows the question in the editor slot and answers the bridge. Typing and
+painting never wait for the agent, a tool, or the network.
 
 Keys: the editor turns every key into a pi action through the effective keybindings and posts app
 actions here (``PromptEditor.ActionRequested``); the Textual defaults that clash with pi's keys
@@ -38,7 +41,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
@@ -146,7 +149,6 @@ class PiApp(App[int], inherit_bindings=False):
             self.post_message,
             session_factory or self._default_factory,
             on_snapshot=self._adopt_snapshot,
-            run_on_ui=self._start_ui_flow,
         )
         self.snapshot = SessionSnapshot()
         """What the app shows of the session: the newest snapshot the bridge delivered."""
@@ -183,10 +185,6 @@ class PiApp(App[int], inherit_bindings=False):
         from pi_app.tui.startup import build_session
 
         return await build_session(self)
-
-    def _start_ui_flow(self, start: Callable[[], Awaitable[None]]) -> None:
-        """The bridge's ``ask_user``: start a question's flow in a worker, from the agent thread."""
-        self.call_from_thread(lambda: self.run_worker(start(), group="ask-user", exit_on_error=False))
 
     @property
     def themes(self) -> ThemeManager:
@@ -314,8 +312,7 @@ class PiApp(App[int], inherit_bindings=False):
     def on_unmount(self) -> None:
         self._release_paint()
         self.theme_controller.stop()
-        self.ext.dialogs.cancel_all()
-        self.bridge.stop()
+        self.bridge.stop()  # also gives the questions still waiting their default answers
         self.terminal.detach()
         from pi_app.tui.render_settings import reset_render_options
 
@@ -347,6 +344,12 @@ class PiApp(App[int], inherit_bindings=False):
     def has_screen(self) -> bool:
         """False while starting or after the screens were closed (late messages are dropped)."""
         return self.main_screen is not None
+
+    @on(msg.QuestionAsked)
+    def _question_asked(self, message: msg.QuestionAsked) -> None:
+        """The bridge's ``ask_user``: the question's flow runs in a worker (it shows the question
+        in the editor slot and waits there while the app goes on taking keys)."""
+        self.run_worker(message.flow(), group="ask-user", exit_on_error=False)
 
     @on(RunOnUI)
     def _run_on_ui(self, message: RunOnUI) -> None:

@@ -277,24 +277,35 @@ class _FakeOAuth:
         return None
 
 
-async def test_login_shows_the_url_takes_the_code_and_logout_removes_it(tmp_path: Path) -> None:
+def _app_with_oauth(tmp_path: Path, oauth: _FakeOAuth) -> PiApp:
+    """The app whose fake provider offers ``oauth`` as its account sign-in."""
     import dataclasses
 
     from pi_app.ai.auth.types import ProviderAuth
 
     app, provider = make_app(tmp_path)
-    oauth = _FakeOAuth()
     try:
         provider.auth = ProviderAuth(api_key=provider.auth.api_key, oauth=oauth)
     except dataclasses.FrozenInstanceError:
         object.__setattr__(provider, "auth", ProviderAuth(api_key=provider.auth.api_key, oauth=oauth))
+    return app
+
+
+async def _sign_in_with_account(pilot, app: PiApp, provider: str) -> None:  # type: ignore[no-untyped-def]
+    """/login → "Sign in with an account" → the provider typed into the list's filter."""
+    await submit(pilot, "/login")
+    await wait_for(pilot, lambda: bool(app.screen.query("#login-method")))
+    await pilot.press("enter")  # Sign in with an account
+    await wait_for(pilot, lambda: bool(app.screen.query("#login-selector")))
+    await pilot.press(*provider, "enter")
+
+
+async def test_login_shows_the_url_takes_the_code_and_logout_removes_it(tmp_path: Path) -> None:
+    oauth = _FakeOAuth()
+    app = _app_with_oauth(tmp_path, oauth)
     async with app.run_test(size=(100, 40)) as pilot:
         await started(pilot, app)
-        await submit(pilot, "/login")
-        await wait_for(pilot, lambda: bool(app.screen.query("#login-method")))
-        await pilot.press("enter")  # Sign in with an account
-        await wait_for(pilot, lambda: bool(app.screen.query("#login-selector")))
-        await pilot.press(*"fake", "enter")
+        await _sign_in_with_account(pilot, app, "fake")
         await wait_for(pilot, lambda: bool(app.screen.query("#login-dialog Input")))
         dialog_text = "\n".join(app.screen.query_one("#login-dialog").lines)
         assert "https://login.example/authorize?x=1" in dialog_text
@@ -305,6 +316,48 @@ async def test_login_shows_the_url_takes_the_code_and_logout_removes_it(tmp_path
         await wait_for(pilot, lambda: bool(app.screen.query("#logout-selector")))
         await pilot.press("enter")
         await wait_for(pilot, lambda: "Removed stored credentials for" in notes(app))
+        await submit(pilot, "/logout")
+        await wait_for(pilot, lambda: "No stored credentials. Use /login first." in notes(app))
+
+
+class _RegionOAuth(_FakeOAuth):
+    """An OAuth login that first asks for a region (a select prompt: numbered lines, answered by
+    number), then for the code."""
+
+    async def login(self, interaction):  # type: ignore[no-untyped-def]
+        regions = [{"id": "eu", "label": "Europe"}, {"id": "us", "label": "United States"}]
+        self.codes.append(
+            await interaction.prompt({"type": "select", "message": "Region?", "options": regions})
+        )
+        return await super().login(interaction)
+
+
+async def test_login_asks_again_in_its_dialog_and_escape_ends_it_quietly(tmp_path: Path) -> None:
+    """Each question of a login flow is the next one in the same dialog: a choice answered by
+    number (asked again until the number is one of them), then the code; Escape on the code closes
+    the dialog and ends the login without an error line."""
+    oauth = _RegionOAuth()
+    app = _app_with_oauth(tmp_path, oauth)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await started(pilot, app)
+        await _sign_in_with_account(pilot, app, "fake")
+        await wait_for(pilot, lambda: bool(app.screen.query("#login-dialog Input")))
+        dialog = app.screen.query_one("#login-dialog")
+        assert "  1. Europe\n  2. United States" in "\n".join(dialog.lines)
+        assert dialog._question == "Choose 1-2"
+        await pilot.press(*"7", "enter")  # not one of them: asked again, in an empty input
+        field = dialog.focus_target
+        await wait_for(
+            pilot, lambda: dialog._question == "Choose 1-2" and field.value == "" and field.has_focus
+        )
+        await pilot.press(*"2", "enter")
+        await wait_for(pilot, lambda: dialog._question == "Paste the code")
+        assert oauth.codes == ["us"]
+        await wait_for(pilot, lambda: app.focused is dialog.focus_target)
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not app.screen.query("#login-dialog") and app.editor.has_focus)
+        await pilot.pause(0.2)
+        assert oauth.codes == ["us"] and "Error" not in notes(app) and not app.editor_slot.is_replaced
         await submit(pilot, "/logout")
         await wait_for(pilot, lambda: "No stored credentials. Use /login first." in notes(app))
 

@@ -10,11 +10,13 @@ only. ``/trust`` asks again and reloads.
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 import pytest
 
 from pi_app.coding.launch import LaunchOptions
+from pi_app.coding.trust import NOT_TRUSTED_THIS_RUN
 from pi_app.tui.app import PiApp
 from pi_app.tui.selectors.choice import ChoiceSelector
 from tests.tui.helpers import wait_for, write_local_model
@@ -95,6 +97,31 @@ async def test_escape_leaves_the_project_untrusted_for_this_run_only(project) ->
         await wait_for(pilot, lambda: app.session is not None, 20)
         assert not _has_template(app)
         await wait_for(pilot, lambda: "not trusted (/trust decides again)" in notes(app))
+    assert _saved(agent_dir) == {}
+
+
+async def test_closing_the_app_during_the_question_answers_not_trusted_and_does_not_hang(project) -> None:  # type: ignore[no-untyped-def]
+    """The agent thread waits for the answer while the session is built; the app closes instead:
+    the question gets its default answer (not trusted, this run only) and nothing waits forever."""
+    cwd, agent_dir = project
+    app = _app(cwd, agent_dir)
+    answers: list[object] = []
+    ask_user = app.bridge.ask_user
+
+    async def recording(flow, default):  # type: ignore[no-untyped-def]
+        answer = await ask_user(flow, default)
+        answers.append(answer)
+        return answer
+
+    app.bridge.ask_user = recording  # type: ignore[method-assign]
+    async with app.run_test(size=(110, 32)) as pilot:
+        await wait_for(pilot, lambda: _asking(app), 20)
+        app.exit()
+    deadline = time.monotonic() + 10
+    while not answers and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert answers == [NOT_TRUSTED_THIS_RUN]
+    assert app.bridge.wait_ready(10)  # the agent thread got past the session's start
     assert _saved(agent_dir) == {}
 
 

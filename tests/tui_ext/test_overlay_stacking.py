@@ -168,11 +168,12 @@ async def test_model_selector_opened_over_an_extension_question(tmp_path: Path) 
         await wait_for(pilot, lambda: bool(app.main_screen.query("#model-selector")))
         selector = app.main_screen.query_one("#model-selector")
         await wait_for(pilot, lambda: contains_focus(app, selector))
-        assert question.is_mounted and not question.display  # kept, only hidden under the selector
-        assert app.editor_slot.stacked[-2:] == [question, selector]
+        host = question.parent  # the dialog waits for its answer in the slot through its host
+        assert question.is_mounted and not host.display  # kept, only hidden under the selector
+        assert app.editor_slot.stacked[-2:] == [host, selector]
 
         await pilot.press("escape")  # the selector closes; the question comes back with the keyboard
-        await wait_for(pilot, lambda: contains_focus(app, question) and question.display)
+        await wait_for(pilot, lambda: contains_focus(app, question) and host.display)
         await wait_for(pilot, lambda: not selector.is_attached)
         await pilot.press("down", "enter")
         await wait_for(pilot, lambda: state["answers"] == ["green"])
@@ -197,7 +198,7 @@ async def test_an_extension_question_over_the_model_selector(tmp_path: Path) -> 
         selector = app.editor_slot.stacked[0]
         await pilot.pause(0.1)
         assert selector.id == "model-selector" and not selector.is_attached  # shown when uncovered
-        assert contains_focus(app, question) and app.editor_slot.stacked == [selector, question]
+        assert contains_focus(app, question) and app.editor_slot.stacked == [selector, question.parent]
         await pilot.press("enter")
         await wait_for(pilot, lambda: state["answers"] == [True])
         await wait_for(pilot, lambda: contains_focus(app, selector) and selector.display)

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
@@ -97,9 +96,7 @@ async def test_selectors_and_dialogs_use_the_active_custom_theme(tmp_path: Path)
         await assert_themed(pilot, choice, palette)
         await pilot.press("escape")
 
-        request = DialogRequest(
-            "select", "Pick a fruit", lambda r: SelectDialog(r, ["apple", "pear"]), Future()
-        )
-        app.ext.dialogs.open(request)
+        request = DialogRequest("select", "Pick a fruit", lambda r: SelectDialog(r, ["apple", "pear"]))
+        app.run_worker(app.ext.dialogs.ask(request))
         await wait_for(pilot, lambda: bool(app.screen.query(SelectDialog)))
         await assert_themed(pilot, app.screen.query_one(SelectDialog), palette)

@@ -11,10 +11,14 @@ looked up on the agent loop instead: the cache-miss notice of a reply (``Message
 cost of a compaction and the context to redraw after it (``CompactionEnded``).
 
 ``turn_start``/``turn_end`` and ``agent_settled`` have no message: nothing on screen follows them.
+
+One message is not an event: ``QuestionAsked`` carries a question for the user from another
+thread (``SessionBridge.ask_user``); the app runs its flow in a worker.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -157,3 +161,11 @@ class SessionCallFailed(Message):
     """A call into the session raised; ``error`` is the one-line message to show."""
 
     error: str
+
+
+@dataclass
+class QuestionAsked(Message):
+    """A question for the user (``SessionBridge.ask_user``): ``flow`` is run in a worker on the UI
+    thread; it shows the question in the editor slot and hands the answer to the bridge."""
+
+    flow: Callable[[], Coroutine[Any, Any, None]]

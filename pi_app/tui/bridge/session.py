@@ -14,9 +14,13 @@ crosses the two threads:
 * Calls come in: ``call`` (fire and forget), ``request`` (await a result; the snapshot taken
   right after it is handed to ``on_snapshot`` before the caller resumes, so what the caller
   shows next is current) and ``call_soon`` (abort, queue changes) hop onto the agent loop.
-* Questions go to the user: ``ask_user`` is the one way the agent thread waits for an answer
-  from the screen (a trust prompt, an extension's dialog, a login code): it starts a UI flow in
-  a worker and returns the future that flow answers.
+* Questions go to the user: ``ask_user`` is the one way any other thread (the agent loop, an
+  extension's loop) waits for an answer from the screen (the trust question, an extension's
+  dialog, a login code): it posts the question's flow (``QuestionAsked``), the app runs it in a
+  worker, the flow shows the question in the editor slot and waits for it there (``slot.ask``),
+  and its answer comes back through a future. The asker may stop waiting (a timeout, an abort):
+  the flow is then cancelled and its widget leaves the slot. When the app closes, every asker
+  still waiting gets its default answer.
 
 The app never waits for the agent; the agent waits for the user only through ``ask_user``.
 """
@@ -27,8 +31,8 @@ import asyncio
 import logging
 import threading
 from collections.abc import Awaitable, Callable
-from concurrent.futures import Future
-from typing import TYPE_CHECKING, Any, TypeVar, cast
+from concurrent.futures import Future, InvalidStateError
+from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast
 
 from textual.message import Message
 
@@ -41,6 +45,7 @@ from pi_app.tui.bridge.messages import (
     MessageEnded,
     MessageStarted,
     MessageUpdated,
+    QuestionAsked,
     QueueUpdated,
     RetryEnded,
     RetryStarted,
@@ -63,6 +68,8 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 SessionFactory = Callable[[], Awaitable["CreatedSession"]]
+_ASKERS_GRACE_S = 1.0
+"""How long the ending agent loop lets the askers of pending questions take their default answers."""
 
 _MESSAGE_OF: dict[str, type[SessionMessage]] = {
     "agent_start": AgentStarted,
@@ -98,12 +105,13 @@ class SessionBridge:
         factory: SessionFactory,
         *,
         on_snapshot: Callable[[SessionSnapshot], None] | None = None,
-        run_on_ui: Callable[[Callable[[], Any]], Any] | None = None,
     ) -> None:
         self._post = post
         self._factory = factory
         self._on_snapshot = on_snapshot
-        self._run_on_ui = run_on_ui
+        self._questions: set[_Question[Any]] = set()
+        """The questions whose askers are waiting (``ask_user``)."""
+        self._questions_lock = threading.Lock()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._ready = threading.Event()
         self._stop_requested = threading.Event()
@@ -130,6 +138,7 @@ class SessionBridge:
         finally:
             self._ready.set()
             try:
+                self._let_askers_return(loop)
                 if self.session is not None:
                     self.session.dispose()
                 pending = [t for t in asyncio.all_tasks(loop) if not t.done()]
@@ -318,8 +327,10 @@ class SessionBridge:
             loop.call_soon_threadsafe(session.abort)
 
     def stop(self) -> None:
-        """End the agent thread (safe at any time, even while the session is still being built)."""
+        """End the agent thread (safe at any time, even while the session is still being built);
+        the questions still waiting for the user get their default answers."""
         self._stop_requested.set()
+        self._withdraw_questions()
         loop = self._loop
         if loop is not None and not loop.is_closed():
             try:
@@ -327,26 +338,103 @@ class SessionBridge:
             except RuntimeError:  # closed meanwhile
                 pass
 
-    # -- questions to the user (from the agent thread) ----------------------------------------------
+    # -- questions to the user (from the agent thread, or any other) ----------------------------------
 
     async def ask_user(self, flow: Callable[[], Awaitable[T]], default: T) -> T:
-        """Run ``flow`` (a UI coroutine that shows a question in the editor slot and returns the
-        answer) on the UI thread and wait here, on the agent loop, for its answer. ``default``
-        is the answer when the app closes or the flow fails or is cancelled."""
-        run_on_ui = self._run_on_ui
-        if run_on_ui is None:
-            return default
-        answered: Future[T] = Future()
+        """Ask the user something from any thread: ``flow`` (a coroutine function that shows the
+        question in the editor slot and returns the answer, ``slot.ask``) runs in a worker on the
+        UI thread, and the caller waits here, on its own loop, for the answer. ``default`` is the
+        answer when the flow fails or is cancelled and when the app closes (or is gone).
 
-        async def guarded() -> None:
+        When the caller stops waiting (its task is cancelled: a timeout, an abort, the agent loop
+        ending), the flow is cancelled on the UI thread, which takes its widget off the screen."""
+        question = _Question(flow, default)
+        with self._questions_lock:
+            self._questions.add(question)
+        try:
             try:
-                answered.set_result(await flow())
-            finally:  # cancelled or failed (the app is closing): the default answer
-                if not answered.done():
-                    answered.set_result(default)
+                posted = self._post(QuestionAsked(question.run))
+            except RuntimeError:  # the app's loop is closed
+                posted = False
+            if posted is False:  # the app is closing: its queue takes nothing any more
+                return default
+            question.asker_loop = asyncio.get_running_loop()
+            return await asyncio.wrap_future(question.answered)
+        except asyncio.CancelledError:
+            question.withdraw()
+            raise
+        finally:
+            with self._questions_lock:
+                self._questions.discard(question)
+
+    def _withdraw_questions(self) -> None:
+        """The app is closing: every question still waiting gets its default answer."""
+        with self._questions_lock:
+            pending = list(self._questions)
+        for question in pending:
+            question.withdraw()
+
+    def _waiting_on(self, loop: asyncio.AbstractEventLoop) -> bool:
+        with self._questions_lock:
+            return any(question.asker_loop is loop for question in self._questions)
+
+    def _let_askers_return(self, loop: asyncio.AbstractEventLoop) -> None:
+        """The agent loop is ending (the app closed) while askers on it wait: each gets its
+        default answer and ``ask_user`` returns it, before the loop's tasks are cancelled."""
+        self._withdraw_questions()
+        if not self._waiting_on(loop):
+            return
+
+        async def returned() -> None:
+            while self._waiting_on(loop):
+                await asyncio.sleep(0)
 
         try:
-            run_on_ui(lambda: guarded())
-        except RuntimeError:  # the app is gone
-            return default
-        return await asyncio.wrap_future(answered)
+            loop.run_until_complete(asyncio.wait_for(returned(), _ASKERS_GRACE_S))
+        except TimeoutError:  # an asker that does not wake up is cancelled with the rest
+            log.warning("a question's asker did not take its default answer in time")
+
+
+class _Question(Generic[T]):
+    """One question on its way to the user: the flow the UI thread runs and the answer the asking
+    thread waits for. Either side may end it first; the answer is set once."""
+
+    def __init__(self, flow: Callable[[], Awaitable[T]], default: T) -> None:
+        self._flow = flow
+        self._default = default
+        self.answered: Future[T] = Future()
+        self.asker_loop: asyncio.AbstractEventLoop | None = None
+        """The loop the asking side waits on (set once it waits)."""
+        self._lock = threading.Lock()
+        self._task: asyncio.Task[None] | None = None
+        self._withdrawn = False
+
+    async def run(self) -> None:
+        """On the UI thread, in a worker: the flow's answer, or the default however it ends."""
+        with self._lock:
+            if self._withdrawn:
+                return
+            self._task = asyncio.current_task()
+        try:
+            self._answer(await self._flow())
+        finally:  # cancelled or failed (the app is closing): the default answer
+            self._answer(self._default)
+
+    def withdraw(self) -> None:
+        """The asking side stopped waiting, or the app is closing (any thread): the flow is
+        cancelled on the UI loop, and the answer is the default unless the flow gave one."""
+        with self._lock:
+            self._withdrawn = True
+            task = self._task
+        if task is not None and not task.done():
+            try:
+                task.get_loop().call_soon_threadsafe(task.cancel)
+            except RuntimeError:  # the UI loop is closed: nothing left to cancel
+                pass
+        self._answer(self._default)
+
+    def _answer(self, value: T) -> None:
+        try:
+            self.answered.set_result(value)
+        except InvalidStateError:  # answered already (the flow and a withdrawal raced)
+            pass

@@ -3,23 +3,36 @@
 The queue that shows them one at a time (``ExtensionDialogs``, ``DialogRequest``) is in
 ``ext_queue``. Widgets: ``SelectDialog`` (select and confirm: title, optional message, options;
 ↑↓ enter, escape cancels), ``InputDialog`` (one line), ``EditorDialog`` (several lines; enter
-submits, shift+enter adds a line). Each has ``set_title`` so a timed dialog can show its countdown
-(``Title (5s)``).
+submits, shift+enter adds a line). Each answers with ``Replied(value)`` (the option or the text;
+None when cancelled), which ends the wait in the editor slot (``slot.ask``); a custom component's
+``done(value)`` is turned into the same message. Each has ``set_title`` so a timed dialog can show
+its countdown (``Title (5s)``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
 
 from textual.widgets import Static
 
 from pi_app.tui.extensions.queue import DialogRequest
 from pi_app.tui.selectors.choice import ChoiceSelector, TextPrompt
 from pi_app.tui.selectors.dialogs import PanelDialog
+from pi_app.tui.selectors.slot import Answer
+
+
+@dataclass
+class Replied(Answer):
+    """An extension dialog's answer: the chosen option, the text, or a custom component's
+    ``done(value)``; None when the user cancelled."""
+
+    value: Any
 
 
 class SelectDialog(ChoiceSelector):
-    """Title, an optional message, the options; posts nothing: it resolves its request."""
+    """Title, an optional message, the options; answers with the chosen option."""
 
     def __init__(self, request: DialogRequest, options: Sequence[str], *, message: str | None = None) -> None:
         super().__init__(request.title, options, message=message)
@@ -31,21 +44,22 @@ class SelectDialog(ChoiceSelector):
 
     def on_choice_selector_chosen(self, message: ChoiceSelector.Chosen) -> None:
         message.stop()
-        self.request.resolve(message.option)
+        self.post_message(Replied(message.option))
 
 
 class InputDialog(PanelDialog):
     def __init__(self, request: DialogRequest, placeholder: str) -> None:
-        super().__init__(
-            request.title, hint="enter submit · esc cancel", on_cancel=lambda: request.resolve(None)
-        )
+        super().__init__(request.title, hint="enter submit · esc cancel")
         self.request = request
         self.placeholder = placeholder
 
     def on_mount(self) -> None:
         super().on_mount()
-        answer = self.ask("", self.placeholder)
-        answer.add_done_callback(lambda f: None if f.cancelled() else self.request.resolve(f.result()))
+        self.open_question("", self.placeholder)
+
+    def on_panel_dialog_submitted(self, message: PanelDialog.Submitted) -> None:
+        message.stop()
+        self.post_message(Replied(message.text))
 
     def set_title(self, text: str) -> None:
         self.title_text = text
@@ -68,4 +82,4 @@ class EditorDialog(TextPrompt):
 
     def on_text_prompt_submitted(self, message: TextPrompt.Submitted) -> None:
         message.stop()
-        self.request.resolve(message.text)
+        self.post_message(Replied(message.text))

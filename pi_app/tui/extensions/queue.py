@@ -1,11 +1,13 @@
 """The queue of extension dialogs in the editor slot (UI thread only).
 
-``ExtensionDialogs`` (one per app) shows one ``DialogRequest`` at a time in the editor slot, on top
-of whatever selector is open there (which comes back when the dialog closes; ``editor_slot``);
-further requests wait in order (two tools asking at once get two dialogs, one after the other). A
-request carries a ``concurrent.futures.Future``: the dialog resolves it with the user's answer, the
-asking side (``ext_ui``) cancels it on timeout or abort, and either way the request is closed and
-the editor comes back with its text intact (R-UI-01, R-XUI-01).
+An extension's question (``ctx.ui.select``, ``confirm``, ``input``, ``editor``, ``custom``) reaches
+the UI thread as a flow of the bridge's ``ask_user``: ``ExtensionDialogs.ask(request)``. It waits
+for the request's turn (one dialog at a time; two tools asking at once get two dialogs, one after
+the other), builds the widget and shows it through the editor slot's one way to wait for an
+answer (``slot.ask``), on top of whatever selector is open there (which comes back when the dialog
+closes; ``editor_slot``). When the asking side gives up (timeout, abort, the app closing) the
+bridge cancels the flow: the request leaves the queue, or its widget the slot, and the editor
+comes back with its text intact (R-UI-01, R-XUI-01).
 
 The dialog widgets live in ``ext_dialogs``; this module does not import them, so the app starts
 (and paints its first frame) without the selector widgets.
@@ -13,10 +15,10 @@ The dialog widgets live in ``ext_dialogs``; this module does not import them, so
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 from collections.abc import Callable
-from concurrent.futures import Future
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from textual.widget import Widget
@@ -37,14 +39,19 @@ class DialogRequest:
     title: str
     build: Callable[[DialogRequest], Any]
     """Makes the widget (may return an awaitable for ``custom`` factories)."""
-    future: Future[Any]
     widget: Widget | None = None
     origin: Any = None
-    extra: dict[str, Any] = field(default_factory=dict)
+    reply_to: Callable[[Any], object] | None = None
+    """Where a custom component's ``done(value)`` goes; set by whoever shows the widget."""
+    replied_early: tuple[Any] | None = None
+    """``done(value)`` called before the widget was shown (from inside its factory)."""
 
-    def resolve(self, value: Any) -> None:
-        if not self.future.done():
-            self.future.set_result(value)
+    def reply(self, value: Any) -> None:
+        """A custom component's ``done(value)`` (UI thread)."""
+        if self.reply_to is None:
+            self.replied_early = (value,)
+        else:
+            self.reply_to(value)
 
 
 class ExtensionDialogs:
@@ -54,13 +61,31 @@ class ExtensionDialogs:
         self.app = app
         self.waiting: list[DialogRequest] = []
         self.current: DialogRequest | None = None
+        self._turns: dict[DialogRequest, asyncio.Future[None]] = {}
 
-    def open(self, request: DialogRequest) -> None:
-        if request.future.done():
-            return
+    async def ask(self, request: DialogRequest) -> Any:
+        """The flow of one extension question: its turn, its widget in the slot, its answer (the
+        option or text, a custom component's value); None when it is cancelled or its factory
+        fails. However it ends, the request leaves the queue and its widget the slot."""
+        from pi_app.tui.extensions.dialogs import Replied
+        from pi_app.tui.selectors.slot import ask
+
+        self.app.ext.check_generation()
+        turn = self._turns[request] = asyncio.get_running_loop().create_future()
         self.waiting.append(request)
-        if self.current is None:
-            self._show_next()
+        try:
+            self._next()
+            await turn
+            widget = request.widget = await build_widget(self.app, request)
+            if widget is None:
+                return None
+            if request.replied_early is not None:
+                return request.replied_early[0]
+            request.reply_to = lambda value: widget.post_message(Replied(value))  # to its host
+            answer = await ask(self.app, widget, owner=EXTENSION, close=True)
+            return answer.value if isinstance(answer, Replied) else None
+        finally:
+            self._leave(request)
 
     def retitle(self, request: DialogRequest, text: str) -> None:
         request.title = text
@@ -68,69 +93,39 @@ class ExtensionDialogs:
         if setter is not None and request.widget is not None and request.widget.is_mounted:
             setter(text)
 
-    def close(self, request: DialogRequest) -> None:
-        """Remove ``request`` (answered, timed out, aborted or failed); show the next one."""
+    def _next(self) -> None:
+        """The first waiting request gets its turn when none is shown."""
+        if self.current is None and self.waiting and self.app.has_screen:
+            request = self.current = self.waiting.pop(0)
+            turn = self._turns.pop(request)
+            if not turn.done():
+                turn.set_result(None)
+
+    def _leave(self, request: DialogRequest) -> None:
+        """``request`` is answered, cancelled or failed: out of the queue; the next one's turn."""
+        self._turns.pop(request, None)
         if request in self.waiting:
             self.waiting.remove(request)
-            return
-        if self.current is not request:
-            return
-        self.current = None
-        widget, request.widget = request.widget, None
-        if widget is not None:
-            dispose_widget(widget)
-            if self.app.has_screen:
-                self.app.editor_slot.close(widget)  # wherever it is: a selector may sit on top
-        self._show_next()
+        if self.current is request:
+            self.current = None
+            widget, request.widget = request.widget, None
+            if widget is not None:
+                dispose_widget(widget)
+            self._next()
 
-    def cancel_all(self) -> None:
-        """The app is closing: every pending question gets its cancel value."""
-        for request in [*self.waiting, *([self.current] if self.current else [])]:
-            request.future.cancel()
-        self.waiting.clear()
-        self.current = None
 
-    def _show_next(self) -> None:
-        while self.waiting and self.app.has_screen:
-            request = self.waiting.pop(0)
-            if request.future.done():
-                continue
-            self.current = request
-            try:
-                built = request.build(request)
-            except Exception as exc:
-                self._failed(request, exc)
-                continue
-            if inspect.isawaitable(built):
-                self.app.run_worker(
-                    self._await_widget(request, built), group="ext-dialog", exit_on_error=False
-                )
-                return
-            self._mount(request, built)
-            return
-
-    async def _await_widget(self, request: DialogRequest, built: Any) -> None:
-        try:
-            widget = await built
-        except Exception as exc:
-            self._failed(request, exc)
-            self._show_next()
-            return
-        if self.current is request and not request.future.done():
-            self._mount(request, widget)
-
-    def _mount(self, request: DialogRequest, widget: Any) -> None:
-        if not isinstance(widget, Widget):
-            self._failed(request, TypeError(f"the factory returned {type(widget).__name__}, not a widget"))
-            self._show_next()
-            return
-        request.widget = widget
-        self.app.show_in_editor_slot(widget, owner=EXTENSION)
-
-    def _failed(self, request: DialogRequest, exc: BaseException) -> None:
-        self.current = None
-        request.future.cancel()
-        self.app.ext.report_exception(request.origin or request.build, "ui", exc)
+async def build_widget(app: ExtensionHost, request: DialogRequest) -> Widget | None:
+    """The request's widget; None (and one error line naming the extension) when its factory fails."""
+    try:
+        built = request.build(request)
+        if inspect.isawaitable(built):
+            built = await built
+        if not isinstance(built, Widget):
+            raise TypeError(f"the factory returned {type(built).__name__}, not a widget")
+    except Exception as exc:
+        app.ext.report_exception(request.origin or request.build, "ui", exc)
+        return None
+    return built
 
 
 def dispose_widget(widget: Widget) -> None:

@@ -10,8 +10,9 @@
   mounted and comes back on None. A header factory may return a Textual widget (mounted above the
   transcript) or a Rich renderable / string (drawn as the transcript's first block, scrolling away
   like pi's header) — a decision where the spec only says "factory".
-* ``custom``: in the editor slot (queued with the dialogs) or, with ``overlay=True``, floating on the
-  screen's overlay layer at the place ``overlay_layout`` computes. Overlays stack: the newest or
+* ``custom``: a question like the dialogs (the flow of the bridge's ``ask_user``, answered by the
+  component's ``done(value)``): in the editor slot (queued with the dialogs) or, with
+  ``overlay=True``, floating on the screen's overlay layer at the place ``overlay_layout`` computes. Overlays stack: the newest or
   re-focused one draws on top and has the keyboard; closing or hiding it gives the focus to the
   overlay or dialog below, else to the editor (``focus_layers``, R-OVL-02/03).
 * ``reset``: everything above goes on ``/reload`` and when the session (and so the extension
@@ -23,9 +24,8 @@ as one ``Extension error (<file>): …`` line and the built-in element stays (R-
 
 from __future__ import annotations
 
-import inspect
+import asyncio
 from collections.abc import Callable
-from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any
 
 from rich.console import RenderableType
@@ -35,7 +35,7 @@ from textual.containers import Vertical
 from textual.widget import Widget
 from textual.widgets import Static
 
-from pi_app.tui.extensions.queue import DialogRequest, dispose_widget
+from pi_app.tui.extensions.queue import DialogRequest, build_widget, dispose_widget
 
 if TYPE_CHECKING:
     from textual.screen import Screen
@@ -323,49 +323,53 @@ class ExtensionSurface:
 
     # -- custom components ----------------------------------------------------------------------
 
-    def open_custom(
+    async def custom(
         self,
         factory: Callable[..., Any],
-        answer: Future[Any],
         overlay: bool,
         overlay_options: Any,
         on_handle: Callable[[Any], None] | None,
-    ) -> None:
+    ) -> Any:
+        """The flow of ``ctx.ui.custom`` (run by the bridge's ``ask_user``): the component in the
+        editor slot, queued with the dialogs, or floating on the overlay layer, until its
+        ``done(value)``; None when its factory fails or the asking side gives up."""
         app = self.app
 
         def build(request: DialogRequest) -> Any:
             def done(value: Any = None) -> None:
-                self.run_on_ui(lambda: request.resolve(value))
+                self.run_on_ui(lambda: request.reply(value))
 
             return factory(app, app.themes.current, app.keybindings, done)
 
-        request = DialogRequest("custom", "", build, answer, origin=factory)
-        answer.add_done_callback(lambda _f: self.run_on_ui(lambda: app.ext.dialogs.close(request)))
+        request = DialogRequest("custom", "", build, origin=factory)
         if not overlay:
-            app.ext.dialogs.open(request)
-            return
-        app.run_worker(self._open_overlay(request, overlay_options, on_handle), group="ext-overlay")
+            return await app.ext.dialogs.ask(request)
+        return await self._overlay(request, overlay_options, on_handle)
 
-    async def _open_overlay(
+    async def _overlay(
         self, request: DialogRequest, options: Any, on_handle: Callable[[Any], None] | None
-    ) -> None:
-        try:
-            built = request.build(request)
-            if inspect.isawaitable(built):
-                built = await built
-            if not isinstance(built, Widget):
-                raise TypeError(f"custom factory returned {type(built).__name__}, not a widget")
-        except Exception as exc:
-            request.future.cancel()
-            self.app.ext.report_exception(request.origin, "ui", exc)
-            return
+    ) -> Any:
+        """An overlay's life: built, mounted, answered by ``done(value)`` (even after ``hide()``),
+        removed."""
+        built = await build_widget(self.app, request)
+        if built is None:
+            return None
+        if request.replied_early is not None:
+            dispose_widget(built)
+            return request.replied_early[0]
+        answered: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        request.reply_to = lambda value: None if answered.done() else answered.set_result(value)
         overlay = ExtensionOverlay(built, options, self.app.focus_layers)
         self.overlays.append(overlay)
-        request.future.add_done_callback(lambda _f: self.run_on_ui(lambda: self.remove_overlay(overlay)))
-        await self._screen().mount(overlay)
-        self.app.focus_layers.opened(overlay, capturing=overlay.capturing, focus=overlay.display)
-        if on_handle is not None:
-            on_handle(OverlayHandle(self, overlay))
+        try:
+            await self._screen().mount(overlay)
+            self.app.focus_layers.opened(overlay, capturing=overlay.capturing, focus=overlay.display)
+            if on_handle is not None:
+                on_handle(OverlayHandle(self, overlay))
+            return await answered
+        finally:
+            if self.app.has_screen:  # not while the app closes: the screen goes with it
+                self.remove_overlay(overlay)
 
     def remove_overlay(self, overlay: ExtensionOverlay) -> None:
         if overlay in self.overlays:

@@ -4,10 +4,13 @@ Extensions call ``ctx.ui`` from the agent's worker thread (event handlers, tools
 sometimes from the UI thread (their own widgets' callbacks). ``TuiExtensionUI`` is the thread-safe
 front: it never touches a widget itself. Every change is handed to the app's UI thread as a
 ``RunOnUI`` message (``post_message`` is thread-safe) or run at once when the caller already is
-on the UI thread; questions (``select``, ``confirm``, ``input``, ``editor``, ``custom``) return
-through a ``concurrent.futures.Future`` that the dialog resolves, awaited on the caller's loop
-with ``settle_dialog`` (answer, timeout or abort, whichever comes first). So a dialog never blocks
-the UI thread and the agent loop keeps running while it waits (R-UI-02).
+on the UI thread. Questions (``select``, ``confirm``, ``input``, ``editor``, ``custom``) are
+asked the one way anything off the UI thread asks the user, the bridge's ``ask_user``: its flow
+(``ExtensionDialogs.ask``, or ``ExtensionSurface.custom`` for components) shows the dialog in the
+editor slot and answers; the caller's loop waits with ``settle_dialog`` (answer, timeout or abort,
+whichever comes first; a timed dialog's title counts down). A timeout or abort cancels the wait,
+and with it the flow: the dialog leaves the screen and the caller gets the cancel value. So a
+dialog never blocks the UI thread and the agent loop keeps running while it waits (R-UI-02).
 
 Reads (``get_editor_text``, ``theme``, ``get_tools_expanded``, themes) return plain values the UI
 thread owns; reading them from another thread is safe (no widget method is called).
@@ -18,10 +21,8 @@ header, overlays) and ``ext_dialogs`` (dialogs in the editor slot).
 
 from __future__ import annotations
 
-import asyncio
 import threading
 from collections.abc import Callable
-from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -82,31 +83,30 @@ class TuiExtensionUI:
         signal: AbortSignal | None,
     ) -> str | None:
         """The dialog's answer (the chosen option or the typed text); ``cancel_value`` when it is
-        cancelled, times out or the signal aborts."""
+        cancelled, times out or the signal aborts (``settle_dialog`` then cancels the wait, and
+        the bridge takes the dialog off the screen)."""
         from pi_app.coding.extensions.ui import countdown_title, settle_dialog  # not before the first frame
         from pi_app.tui.extensions.queue import DialogRequest
 
         if signal is not None and signal.aborted:
             return cancel_value
-        answer: Future[str | None] = Future()
-        request = DialogRequest(kind, title, build, answer)
+        request = DialogRequest(kind, title, build)
         dialogs = self._app.ext.dialogs
-        answer.add_done_callback(lambda _f: self._run(lambda: dialogs.close(request)))
         if timeout is not None:
             request.title = countdown_title(title, timeout)
-        self._run(lambda: dialogs.open(request))
 
         def tick(remaining: float) -> None:
             text = countdown_title(title, remaining)
             self._run(lambda: dialogs.retitle(request, text))
 
-        return await settle_dialog(
-            asyncio.wrap_future(answer),
+        answer: str | None = await settle_dialog(
+            self._app.bridge.ask_user(lambda: dialogs.ask(request), cancel_value),
             cancel_value=cancel_value,
             timeout=timeout,
             signal=signal,
             on_tick=tick if timeout is not None else None,
         )
+        return answer
 
     async def select(
         self,
@@ -190,18 +190,10 @@ class TuiExtensionUI:
         on_handle: Callable[[Any], None] | None = None,
     ) -> Any:
         """The component's ``done(value)``; None when the factory fails or the app closes."""
-        answer: Future[Any] = Future()
         surface = self._surface
-        self._run(
-            lambda: surface.open_custom(factory, answer, overlay, overlay_options, on_handle),
-            factory,
+        return await self._app.bridge.ask_user(
+            lambda: surface.custom(factory, overlay, overlay_options, on_handle), None
         )
-        try:
-            return await asyncio.wrap_future(answer)
-        except asyncio.CancelledError:
-            if answer.cancelled():
-                return None
-            raise
 
     # -- fire and forget ------------------------------------------------------------------------
 

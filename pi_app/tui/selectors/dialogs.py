@@ -2,16 +2,18 @@
 
 ``PanelDialog`` is a vertical stack between two rules: a title, body lines (progress, URLs,
 instructions) and, while a question is pending, a Textual ``Input`` (IME-aware, R-IME-02; single
-line). ``ask(message, placeholder)`` returns a ``concurrent.futures.Future`` that the dialog
-resolves with the typed text when Enter is pressed (questions from the agent thread await it with
-``asyncio.wrap_future``, decision D-13). Escape calls ``on_cancel`` and cancels a pending question.
-The login flow and the extension dialogs (``ext_ui``) are built on it.
+line). ``open_question(message, placeholder)`` shows the input; Enter posts ``Submitted(text)``,
+Escape ``Submitted(None)`` (and calls ``on_cancel``). Those are ``Answer`` messages: whoever shows
+the dialog waits for them through the editor slot's one way to wait (``slot.ask``, or
+``slot.answer_in`` for the next question in the same dialog); a question from the agent thread
+gets there through the bridge's ``ask_user``. The login flow and the extensions' input dialog are
+built on it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from concurrent.futures import Future
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from rich.style import Style
@@ -22,6 +24,7 @@ from textual.containers import Vertical
 from textual.widgets import Input, Static
 
 from pi_app.tui.input.keys import key_press
+from pi_app.tui.selectors.slot import Answer
 
 if TYPE_CHECKING:
     from pi_app.tui.input.keybindings import Keybindings
@@ -34,6 +37,13 @@ class PanelDialog(Vertical, can_focus=True):
     PanelDialog > Input { border: none; height: 1; padding: 0; background: $background; }
     PanelDialog > Input:focus { border: none; }
     """
+
+    @dataclass
+    class Submitted(Answer):
+        """The text entered for the pending question; None when it was cancelled (Escape)."""
+
+        dialog: PanelDialog
+        text: str | None
 
     def __init__(
         self,
@@ -53,7 +63,6 @@ class PanelDialog(Vertical, can_focus=True):
         self.keybindings = keybindings
         self._body = Static("", classes="body")
         self._input: Input | None = None
-        self._answer: Future[str] | None = None
         self._question: str | None = None
 
     def compose(self) -> ComposeResult:
@@ -80,13 +89,10 @@ class PanelDialog(Vertical, can_focus=True):
         self.lines.append(line)
         self._paint()
 
-    def ask(
+    def open_question(
         self, question: str, placeholder: str = "", prefill: str = "", secret: bool = False
-    ) -> Future[str]:
-        """Show an input for ``question`` (masked when ``secret``); the future gets the text entered."""
-        if self._answer is not None and not self._answer.done():
-            self._answer.cancel()
-        self._answer = Future()
+    ) -> None:
+        """Show an input for ``question`` (masked when ``secret``); Enter or Escape answers it."""
         self._question = question
         if self._input is None:
             self._input = Input(placeholder=placeholder, value=prefill, password=secret)
@@ -98,22 +104,23 @@ class PanelDialog(Vertical, can_focus=True):
             self._input.display = True
         self.call_after_refresh(self._input.focus)
         self._paint()
-        return self._answer
 
-    def on_input_submitted(self, event: Input.Submitted) -> None:
-        event.stop()
-        answer, self._answer = self._answer, None
+    def _close_question(self, text: str | None) -> None:
         self._question = None
         if self._input is not None:
             self._input.display = False
             self.focus()
         self._paint()
-        if answer is not None and not answer.done():
-            answer.set_result(event.value)
+        self.post_message(self.Submitted(self, text))
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        if self._question is not None:
+            self._close_question(event.value)
 
     def cancel(self) -> None:
-        if self._answer is not None and not self._answer.done():
-            self._answer.cancel()
+        if self._question is not None:
+            self._close_question(None)
         if self.on_cancel is not None:
             self.on_cancel()
 

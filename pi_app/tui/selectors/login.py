@@ -9,6 +9,10 @@ each marked configured or not; choosing one asks for the key (masked) and any ot
 provider needs, and saves it to ``auth.json`` (0600). Escape cancels quietly. On success the model
 list is refreshed and, when no model is selected yet, the provider's default model is. ``/logout``
 lists the providers with a stored credential of either kind and removes the chosen one.
+
+The login flow runs on the agent loop; what it asks goes through the bridge's ``ask_user`` (the
+one way the agent thread waits for the user), whose flow opens the dialog's input and waits for
+the dialog's next answer in the slot (``slot.answer_in``).
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from pi_app.tui.selectors.dialogs import PanelDialog
 from pi_app.tui.selectors.select_list import SelectItem, SelectList
+from pi_app.tui.selectors.slot import SlotHost, answer_in
 
 if TYPE_CHECKING:
     from pi_app.ai.event_stream import AbortController, AbortSignal
@@ -41,11 +46,16 @@ def oauth_providers(registry: ModelRegistry) -> list[tuple[str, str, Any]]:
 
 
 class _Interaction:
-    """``AuthInteraction`` for the dialog: lives on the agent loop, talks to the UI thread."""
+    """``AuthInteraction`` for the dialog: lives on the agent loop; what it asks the user goes
+    through the bridge's ``ask_user`` into the dialog's input."""
 
-    def __init__(self, app: SessionHost, dialog: PanelDialog, signal: AbortSignal | None) -> None:
+    def __init__(
+        self, app: SessionHost, dialog: PanelDialog, host: SlotHost, signal: AbortSignal | None
+    ) -> None:
         self.app = app
         self.dialog = dialog
+        self.host = host
+        """Holds the dialog in the editor slot: each question's answer is the dialog's next one."""
         self.signal: AbortSignal | None = signal
         self._device_id: str | None = None
 
@@ -76,17 +86,27 @@ class _Interaction:
             lines = [f"  {i}. {o.get('label') or o.get('id')}" for i, o in enumerate(options, 1)]
             self.app.call_from_thread(self.dialog.add_line, "\n".join([message, *lines]))
             while True:
-                future = self.app.call_from_thread(
-                    self.dialog.ask, f"Choose 1-{len(options)}", "1", "", False
-                )
-                answer = (await asyncio.wrap_future(future)).strip() or "1"
+                answer = (await self._ask(f"Choose 1-{len(options)}", "1")).strip() or "1"
                 if answer.isdigit() and 1 <= int(answer) <= len(options):
                     return str(options[int(answer) - 1].get("id"))
         secret = prompt.get("type") == "secret"
-        future = self.app.call_from_thread(
-            self.dialog.ask, message, str(prompt.get("placeholder") or ""), "", secret
-        )
-        return await asyncio.wrap_future(future)
+        return await self._ask(message, str(prompt.get("placeholder") or ""), secret=secret)
+
+    async def _ask(self, question: str, placeholder: str, *, secret: bool = False) -> str:
+        """The text typed into the dialog's input for ``question`` (the agent loop waits, the UI
+        does not). Escape, the dialog leaving the slot or the app closing end the login quietly,
+        as a cancellation."""
+        app, host, dialog = self.app, self.host, self.dialog
+
+        async def ask_in_dialog() -> str | None:  # on the UI thread
+            dialog.open_question(question, placeholder, secret=secret)
+            answer = await answer_in(app, host)
+            return answer.text if isinstance(answer, PanelDialog.Submitted) else None
+
+        text = await app.bridge.ask_user(ask_in_dialog, None)
+        if text is None:
+            raise asyncio.CancelledError
+        return text
 
 
 METHOD_ACCOUNT = "account"
@@ -209,8 +229,9 @@ def _open_dialog(app: SessionHost, title: str, extra_hint: str = "") -> tuple[Ab
         keybindings=app.keybindings,
         id="login-dialog",
     )
-    app.show_in_editor_slot(dialog)
-    return controller, _Interaction(app, dialog, controller.signal)
+    host = SlotHost(dialog)
+    app.show_in_editor_slot(host)
+    return controller, _Interaction(app, dialog, host, controller.signal)
 
 
 def _registry(session: AgentSession) -> ModelRegistry:

@@ -42,10 +42,7 @@ def trust_selector(cwd: str | Path, keys: KeyMap | None = None) -> tuple[ChoiceS
 async def ask_project_trust(app: SelectorHost, cwd: str | Path) -> TrustAnswer:
     """Show the question in the editor slot and wait for the answer (UI thread, in a worker)."""
     selector, answers = trust_selector(cwd, app.keybindings)
-    try:
-        answer = await ask(app, selector)
-    finally:
-        app.restore_editor()
+    answer = await ask(app, selector, close=True)
     index = answer.index if isinstance(answer, ChoiceSelector.Chosen) else None
     return NOT_TRUSTED_THIS_RUN if index is None else answers[index]
 
