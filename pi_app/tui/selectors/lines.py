@@ -112,6 +112,13 @@ class LineView(Widget):
         self._painter = painter
         self._strips: list[Strip] | None = None
         self._painted_width = -1
+        self._on_render: list[Callable[[], object]] = []
+
+    def when_rendered(self, callback: Callable[[], object]) -> None:
+        """Call ``callback`` once, when the compositor next takes this view's lines for a frame
+        (the frame is then being written, not merely scheduled)."""
+        self._on_render.append(callback)
+        self.refresh()
 
     def on_mount(self) -> None:
         self.repaint()
@@ -139,6 +146,10 @@ class LineView(Widget):
         self.repaint()
 
     def render_line(self, y: int) -> Strip:
+        if self._on_render:
+            waiting, self._on_render = self._on_render, []
+            for callback in waiting:
+                callback()
         width = self.size.width
         strips = self._strips
         if strips is None or self._painted_width != width:

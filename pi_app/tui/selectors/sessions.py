@@ -124,9 +124,17 @@ class _LoadProgress:
         self.seq = seq
         self.rows: list[Any] = []
         self._sent_at: float | None = None
+        self._progress_at: float | None = None
         self.first_painted = threading.Event()
 
     def __call__(self, loaded: int, total: int) -> None:
+        import time
+
+        # one message a batch, not one a file: each repaints the picker on the UI thread
+        now = time.monotonic()
+        if loaded < total and self._progress_at is not None and now - self._progress_at < self.BATCH_SECONDS:
+            return
+        self._progress_at = now
         self.picker.post_message(SessionPicker._Progress(self.scope, loaded, total))
 
     def row(self, info: Any) -> None:
@@ -278,11 +286,16 @@ class SessionPicker(Vertical, can_focus=True):
                 painted.set()
             return
         # rows only grow while one load runs: a shorter list is older than what mount showed
-        if message.scope == self.scope and len(message.sessions) >= len(self.model.sessions):
+        shown = message.scope == self.scope
+        if shown and len(message.sessions) >= len(self.model.sessions):
             self.model.set_sessions(message.sessions)
             self.view.repaint()
-        if painted is not None:
-            self.call_after_refresh(painted.set)
+        if painted is not None and shown:
+            # set as the frame that draws these rows is composed; after the next message was
+            # too early (before the frame), and reading on then slowed the frame down
+            self.view.when_rendered(painted.set)
+        elif painted is not None:
+            painted.set()
 
     @on(_Loaded)
     def _loaded(self, message: _Loaded) -> None:
