@@ -39,6 +39,14 @@ the slash commands and argparse, a same-run comparison gave 0.50 s against 0.37 
 the busier machine of an earlier run). Streaming 200 KB (3 rounds): pi app 6.8 s CPU /
 7.3 s wall against the bare Log's 7.9 s / 8.3 s (0.87x; the transcript alone 0.55x); before the
 per-frame fixes it was 1.93x.
+
+Issue 21 (the app split, the typed boundary), 2026-12-06, the tree before it (0ccc5d3, run with
+``PYTHONPATH``) then main, one run each of 5 rounds: first frame 0.445 s = 1.45x of the Log app
+before, 0.459 s = 1.40x after; ready 1.172 s before, 0.680 s after; streaming 200 KB, pi app CPU
+0.89x of the Log before, 1.06x after. On this shared machine the bare Log's own CPU moved from
+13.3 s to 19.7 s between rounds of one afternoon, so three more alternating single rounds were
+taken: pi app 0.98x / 1.05x / 1.22x before, 1.15x / 0.83x / 0.78x after. The medians of all
+eight (before 0.98x, after 0.83x) show no slowdown; the noise is larger than the 5 % bound.
 """
 
 from __future__ import annotations

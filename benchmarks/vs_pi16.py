@@ -14,7 +14,8 @@ write bytecode and one unmeasured warm-up round comes first. Wall time, CPU time
 and peak RSS of a ``-p`` child come from ``wait4`` in a bare helper process.
 
 - ``print``: ``pi -p`` whose answer is 1 MB and 10 MB of text in 64-character deltas (time and
-  peak memory; 10 MB should cost at most 12x of 1 MB: linear).
+  peak memory; 10 MB should cost at most 12x of 1 MB: linear). The 1 MB answer has the ``hi``
+  section's ``floor`` row: httpx reading the same stream and json decoding each event, no pi code.
 - ``json``: bytes ``--mode json`` writes for answers of 4,000 and 16,000 characters in
   16-character deltas.
 - ``write``: ``pi -p`` whose model calls ``write`` with 30 MB of content in 64-character deltas.
@@ -204,14 +205,21 @@ class Bench:
             body = answer_text(size)
             turn = [text(body, chunks=size // 64)]
             runs = self.runs if megabytes == 1 else self.heavy_runs
-            results[megabytes] = figures = self.interleaved(
-                ["--no-session", "-p", "go"], [turn], runs, heavy=megabytes > 1
-            )
+            if megabytes == 1:  # the floor of the 1 MB stream: httpx and json without pi
+                self.programs["floor"] = self.floor_program("request", REQUEST_FLOOR)
+            try:
+                results[megabytes] = figures = self.interleaved(
+                    ["--no-session", "-p", "go"], [turn], runs, heavy=megabytes > 1
+                )
+            finally:
+                self.programs.pop("floor", None)
             for name, f in figures.items():
                 if f[3] != size + 1:
                     raise SystemExit(f"{name} printed {f[3]} bytes, expected {size + 1}")
             self.row(f"{megabytes} MB answer", figures)
         for name in results[10]:
+            if name not in results[1]:
+                continue
             one, ten = results[1][name], results[10][name]
             print(
                 f"  {name}: 10 MB / 1 MB = {ten[0] / one[0]:4.1f}x time, {ten[2] / one[2]:4.1f}x peak memory"
