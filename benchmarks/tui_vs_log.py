@@ -45,8 +45,9 @@ Issue 21 (the app split, the typed boundary), 2026-12-06, the tree before it (0c
 before, 0.459 s = 1.40x after; ready 1.172 s before, 0.680 s after; streaming 200 KB, pi app CPU
 0.89x of the Log before, 1.06x after. On this shared machine the bare Log's own CPU moved from
 13.3 s to 19.7 s between rounds of one afternoon, so three more alternating single rounds were
-taken: pi app 0.98x / 1.05x / 1.22x before, 1.15x / 0.83x / 0.78x after. The medians of all
-eight (before 0.98x, after 0.83x) show no slowdown; the noise is larger than the 5 % bound.
+taken: pi app 0.98x / 1.05x / 1.22x before, 1.15x / 0.83x / 0.78x after. The medians of the
+four figures of each side (before 1.02x, after 0.95x) show no slowdown; the noise is larger than
+the 5 % bound.
 """
 
 from __future__ import annotations
