@@ -32,6 +32,16 @@ and peak RSS of a ``-p`` child come from ``wait4`` in a bare helper process.
   on the screen.
 - ``idle``: the ready app left alone for 5 s: wake-ups per second (context switches of all its
   threads, voluntary and not, from ``/proc``).
+
+Issue 20's closing run, 2026-12-06 (``--runs 5 --baseline`` the tree before issue 20, ea7ce6f; 2
+cores, load 0.4-0.9), medians, this pi / before / 1.6.0 (floor where there is one):
+1 MB answer 0.98 s 39 MiB / 3.96 s 52 MiB / 1.02 s 152 MiB (floor 0.91 s); 10 MB 11.50 s 67 MiB
+/ - / 5.16 s 239 MiB; JSON bytes at 4,000 and 16,000 characters 0.093 and 0.329 MiB / 2.172 and
+29.501 / 0.106 and 0.330; 30 MB write call 29.5 s 215 MiB / - / 13.8 s 666 MiB; ``-p hi`` 0.30 s /
+0.48 / 0.52 (floor 0.25); ready 0.629 s / 1.003 / 0.522 (floor 0.300); typed prompt answered
+1.152 s / 1.212 / 1.708; 200 KB into a new / a 2,000-message session 1.56 and 1.37 CPU s / 1.45
+and 1.41 / 1.46 and 0.85; ``/resume`` first row 0.095 s / 0.631 / 0.299; idle 0.0 / 10.0 / 0.4
+wake-ups a second.
 """
 
 from __future__ import annotations
