@@ -6,13 +6,17 @@ resource loader over a temporary project and agent directory.
 
 from __future__ import annotations
 
+import asyncio
 import json
+import threading
 from pathlib import Path
 
 import pytest
+from textual.widgets import Input
 
 from pi_app.ai.testing import fake_model, text
 from pi_app.tui.app import PiApp
+from pi_app.tui.selectors.dialogs import PanelDialog
 from pi_app.tui.selectors.select_list import SelectList
 from pi_app.tui.transcript.blocks import UserBlock
 from tests.tui.fakes import resource_session_factory
@@ -360,6 +364,53 @@ async def test_login_asks_again_in_its_dialog_and_escape_ends_it_quietly(tmp_pat
         assert oauth.codes == ["us"] and "Error" not in notes(app) and not app.editor_slot.is_replaced
         await submit(pilot, "/logout")
         await wait_for(pilot, lambda: "No stored credentials. Use /login first." in notes(app))
+
+
+class _RedirectOAuth(_FakeOAuth):
+    """A login whose browser redirect brings the code before anything is pasted: the paste prompt
+    loses the race and is cancelled, then the token exchange still takes a moment."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.exchanging = threading.Event()  # set and read across the agent and test threads
+        self.finish = threading.Event()
+
+    async def login(self, interaction):  # type: ignore[no-untyped-def]
+        from pi_app.ai.auth.oauth.common import first_code
+
+        interaction.notify({"type": "auth_url", "url": "https://login.example/authorize?x=1"})
+
+        async def redirect() -> str:
+            await asyncio.sleep(0.3)
+            return "from-browser"
+
+        code = await first_code([lambda: interaction.prompt({"message": "Paste the code"}), redirect])
+        interaction.notify({"type": "progress", "message": "Exchanging the code…"})
+        self.exchanging.set()
+        while not self.finish.is_set():
+            await asyncio.sleep(0.02)
+        self.codes.append(code)
+        return {"type": "oauth", "access": f"token-{code}", "refresh": "r", "expires": 4102444800000}
+
+
+async def test_a_code_from_the_browser_keeps_the_login_dialog_until_the_login_ends(tmp_path: Path) -> None:
+    """The paste prompt losing to the browser's redirect hides the dialog's input but keeps the
+    dialog, with the login's progress, until the login is done."""
+    oauth = _RedirectOAuth()
+    app = _app_with_oauth(tmp_path, oauth)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await started(pilot, app)
+        await _sign_in_with_account(pilot, app, "fake")
+        await wait_for(pilot, lambda: bool(app.screen.query("#login-dialog Input")))
+        await wait_for(pilot, lambda: oauth.exchanging.is_set())
+        await pilot.pause(0.3)
+        assert app.screen.query("#login-dialog") and not app.editor.display  # still there
+        dialog = app.screen.query_one("#login-dialog", PanelDialog)
+        await wait_for(pilot, lambda: "Exchanging the code…" in "\n".join(dialog.lines))
+        assert not dialog.query_one(Input).display  # the paste question is gone
+        oauth.finish.set()
+        await wait_for(pilot, lambda: oauth.codes == ["from-browser"])
+        await wait_for(pilot, lambda: not app.screen.query("#login-dialog") and app.editor.has_focus)
 
 
 async def test_login_with_an_api_key_saves_it_and_logout_removes_it(

@@ -105,12 +105,16 @@ class PanelDialog(Vertical, can_focus=True):
         self.call_after_refresh(self._input.focus)
         self._paint()
 
-    def _close_question(self, text: str | None) -> None:
+    def withdraw_question(self) -> None:
+        """The question is no longer asked (answered another way): its input goes, nothing is posted."""
         self._question = None
         if self._input is not None:
             self._input.display = False
             self.focus()
         self._paint()
+
+    def _close_question(self, text: str | None) -> None:
+        self.withdraw_question()
         self.post_message(self.Submitted(self, text))
 
     def on_input_submitted(self, event: Input.Submitted) -> None:

@@ -100,7 +100,11 @@ class _Interaction:
 
         async def ask_in_dialog() -> str | None:  # on the UI thread
             dialog.open_question(question, placeholder, secret=secret)
-            answer = await answer_in(app, host)
+            try:
+                answer = await answer_in(app, host)
+            except asyncio.CancelledError:  # answered another way (the browser's redirect won)
+                dialog.withdraw_question()
+                raise
             return answer.text if isinstance(answer, PanelDialog.Submitted) else None
 
         text = await app.bridge.ask_user(ask_in_dialog, None)

@@ -122,21 +122,30 @@ async def ask(
     once answered; without, the caller shows the next step or restores the editor."""
     host = SlotHost(selector, **host_options)
     app.show_in_editor_slot(host, owner)
-    return await answer_in(app, host, close=close)
+    try:
+        return await answer_in(app, host, close=close)
+    except asyncio.CancelledError:  # the side that asked gave up: its widget leaves the slot
+        _leave(app, host)
+        raise
 
 
 async def answer_in(app: SelectorHost, host: SlotHost, *, close: bool = False) -> Answer | None:
     """Wait for the next answer of the widget ``host`` shows (a dialog asked again); None if the
-    host leaves the slot first. If the waiting task is cancelled (the side that asked gave up), the
-    host leaves the slot and the cancellation goes on; with ``close`` it leaves however the wait ends."""
+    host leaves the slot first. A cancelled wait is passed on and leaves the host where it is: who
+    showed it decides (``ask`` takes it away; a login's dialog stays for the login's next step).
+    With ``close`` the host leaves once answered."""
     try:
-        return await host.next_answer()
+        answer = await host.next_answer()
     except asyncio.CancelledError:
         task = asyncio.current_task()
         if task is not None and task.cancelling():
-            close = True
             raise
         return None
-    finally:
-        if close and not host.left and app.has_screen:
-            app.editor_slot.close(host)
+    if close:
+        _leave(app, host)
+    return answer
+
+
+def _leave(app: SelectorHost, host: SlotHost) -> None:
+    if not host.left and app.has_screen:
+        app.editor_slot.close(host)
