@@ -78,6 +78,13 @@ def setup(pi):
                         done("clicked")
                 return Box("press me", id="overlay-box")
             state["overlay"] = await ctx.ui.custom(make, overlay=True, overlay_options={"width": 20, "anchor": "top-left"})
+        elif args == "broken-handle":
+            def make(app, theme, keybindings, done):
+                from textual.widgets import Static
+                return Static("overlay", id="broken-overlay")
+            def on_handle(handle):
+                raise RuntimeError("the handle callback broke")
+            state["broken"] = await ctx.ui.custom(make, overlay=True, on_handle=on_handle)
         elif args == "custom":
             def make(app, theme, keybindings, done):
                 from textual.widgets import Input
@@ -248,3 +255,16 @@ async def test_shutdown_request_quits_the_app(tmp_path: Path) -> None:
         await pilot.press("enter")
         await wait_for(pilot, lambda: not app.is_running)
     assert app.return_code == 0
+
+
+async def test_a_failing_overlay_handle_callback_is_one_error_line_and_the_extension_goes_on(
+    tmp_path: Path,
+) -> None:
+    path = write_extension(tmp_path / "ext" / "decorator.py", DECORATOR)
+    app, _, _ = extension_app(tmp_path, [path])
+    async with app.run_test(size=(90, 30)) as pilot:
+        await _ready(pilot, app)
+        await _run(pilot, app, "/edit broken-handle")
+        text = " ".join(transcript_text(app).split())  # the line wraps at the transcript's width
+        assert "Extension error (" in text and "decorator.py): the handle callback broke" in text
+        await wait_for(pilot, lambda: not app.screen.query("#broken-overlay"))

@@ -28,8 +28,8 @@ from __future__ import annotations
 
 import inspect
 import logging
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from pi_app.tui.editor.autocomplete import AutocompleteItem, CommandInfo
 from pi_app.tui.extensions.queue import ExtensionDialogs
@@ -46,6 +46,7 @@ if TYPE_CHECKING:
     from pi_app.tui.host import ExtensionHost
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 RESERVED_APP_ACTIONS = frozenset(
     {
@@ -204,6 +205,18 @@ class AppExtensions:
             fn()
         except Exception as exc:
             self.report_exception(origin or fn, "ui", exc)
+
+    async def run_guarded_question(self, flow: Callable[[], Awaitable[T]], origin: Any = None) -> T:
+        """``run_guarded`` for the flow of an extension's question (run through ``ask_user``): a
+        new runtime's clean screen first; a failure is one error line, then the asker gets its
+        default answer."""
+        if self.app.has_screen:
+            self.check_generation()
+        try:
+            return await flow()
+        except Exception as exc:
+            self.report_exception(origin or flow, "ui", exc)
+            raise
 
     # -- generations -----------------------------------------------------------------------------
 

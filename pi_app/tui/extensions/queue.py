@@ -70,7 +70,6 @@ class ExtensionDialogs:
         from pi_app.tui.extensions.dialogs import Replied
         from pi_app.tui.selectors.slot import ask
 
-        self.app.ext.check_generation()
         turn = self._turns[request] = asyncio.get_running_loop().create_future()
         self.waiting.append(request)
         try:

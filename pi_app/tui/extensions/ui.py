@@ -100,7 +100,9 @@ class TuiExtensionUI:
             self._run(lambda: dialogs.retitle(request, text))
 
         answer: str | None = await settle_dialog(
-            self._app.bridge.ask_user(lambda: dialogs.ask(request), cancel_value),
+            self._app.bridge.ask_user(
+                lambda: self._app.ext.run_guarded_question(lambda: dialogs.ask(request)), cancel_value
+            ),
             cancel_value=cancel_value,
             timeout=timeout,
             signal=signal,
@@ -190,9 +192,12 @@ class TuiExtensionUI:
         on_handle: Callable[[Any], None] | None = None,
     ) -> Any:
         """The component's ``done(value)``; None when the factory fails or the app closes."""
-        surface = self._surface
+        surface, ext = self._surface, self._app.ext
         return await self._app.bridge.ask_user(
-            lambda: surface.custom(factory, overlay, overlay_options, on_handle), None
+            lambda: ext.run_guarded_question(
+                lambda: surface.custom(factory, overlay, overlay_options, on_handle), factory
+            ),
+            None,
         )
 
     # -- fire and forget ------------------------------------------------------------------------
