@@ -268,11 +268,6 @@ def strip_json_comments(text: str) -> str:
     return "".join(out)
 
 
-def _format_loc(loc: Iterable[Any]) -> str:
-    parts = [str(p) for p in loc]
-    return ".".join(parts) if parts else "root"
-
-
 def format_schema_errors(errors: Iterable[ErrorDetail]) -> list[str]:
     lines: list[str] = []
     for item in errors:
@@ -376,8 +371,10 @@ def _unknown_compat_paths(raw: dict[str, Any]) -> list[tuple[Any, ...]]:
 
 
 def _json_path(loc: Iterable[Any]) -> str:
-    # a union member's or a dict key's marker in the location is not part of the JSON path
-    return _format_loc(p for p in loc if not (isinstance(p, str) and ("[" in p or p.startswith("function-"))))
+    # a generic union member's marker in the location (``literal[...]``, ``dict[str,any]``) and a
+    # dict key's (``[key]``) are not part of the JSON path
+    parts = [str(p) for p in loc if not (isinstance(p, str) and "[" in p)]
+    return ".".join(parts) if parts else "root"
 
 
 def _validate_tolerantly(

@@ -22,7 +22,7 @@ from typing import Any, ClassVar, Literal
 import msgspec
 
 from pi_app.ai.util.sanitize import loads_clean
-from pi_app.ai.util.structs import ConversionError, ErrorDetail, UnknownFields, convert
+from pi_app.ai.util.structs import ConversionError, UnknownFields, convert
 
 ThinkingLevel = Literal["off", "minimal", "low", "medium", "high", "xhigh", "max"]
 QueueMode = Literal["all", "one-at-a-time"]
@@ -192,10 +192,6 @@ def failure(command: str, request_id: str | int | None, error: str) -> dict[str,
     return out
 
 
-def _field_problems(errors: list[ErrorDetail]) -> str:
-    return "; ".join(f"{'.'.join(str(p) for p in item.loc) or 'command'}: {item.msg}" for item in errors)
-
-
 def parse_command(record: bytes) -> _Command:
     """One record -> a validated command, or ``CommandError`` with the error response."""
     try:
@@ -216,9 +212,7 @@ def parse_command(record: bytes) -> _Command:
     try:
         return convert(raw, model)
     except ConversionError as exc:
-        raise CommandError(
-            failure(kind, request_id, f"Invalid {kind} command: {_field_problems(exc.errors)}")
-        ) from None
+        raise CommandError(failure(kind, request_id, f"Invalid {kind} command: {exc}")) from None
 
 
 __all__ = [
