@@ -152,7 +152,7 @@ class PiApp(App[int], inherit_bindings=False):
         )
         self.snapshot = SessionSnapshot()
         """What the app shows of the session: the newest snapshot the bridge delivered."""
-        self.run_status = RunStatus(lambda: self.status_line, self)
+        self.run_status = RunStatus(self)
         """The status part: working, compacting, retrying (``chrome.run_status``)."""
         self._feed: TranscriptFeed | None = None
         self._held_paint: AbstractContextManager[None] | None = None
@@ -335,7 +335,7 @@ class PiApp(App[int], inherit_bindings=False):
         self._adopt_snapshot(message.snapshot)
         from pi_app.tui.transcript.feed import TranscriptFeed
 
-        self._feed = TranscriptFeed(lambda: self.transcript, self)
+        self._feed = TranscriptFeed(self)
         startup.session_ready(self, message.created)
 
     # -- session events -------------------------------------------------------------------------

@@ -13,7 +13,6 @@ back to their defaults when the app closes. Nothing here is imported before the 
 
 from __future__ import annotations
 
-import threading
 from typing import TYPE_CHECKING, Protocol
 
 from pi_app.tui.host import SessionHost
@@ -24,11 +23,9 @@ if TYPE_CHECKING:
 
 class RenderSettingsHost(SessionHost, Protocol):
     """What applying the render settings needs of the app: the settings, the widgets that draw
-    with them (``SessionHost``), the terminal, and the UI thread (the links are decided off it)."""
+    with them (``SessionHost``), and the terminal (the links are decided on a thread)."""
 
     terminal: TerminalSetup
-    _thread_id: int
-    """Textual's UI thread (``App._thread_id``)."""
 
     @property
     def has_screen(self) -> bool: ...
@@ -64,11 +61,9 @@ def apply_hyperlinks(app: RenderSettingsHost) -> None:
     def decide() -> None:
         from pi_app.tui.terminal.hyperlinks import hyperlinks_enabled
 
-        enabled = hyperlinks_enabled(setting, capabilities)
-        if threading.get_ident() == app._thread_id:
-            _set_hyperlinks(app, enabled)
-        else:
-            app.call_from_thread(_set_hyperlinks, app, enabled)
+        app.call_from_thread(
+            _set_hyperlinks, app, hyperlinks_enabled(setting, capabilities)
+        )  # a thread worker
 
     app.run_worker(decide, thread=True, group="hyperlinks", exit_on_error=False)
 

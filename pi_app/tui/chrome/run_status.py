@@ -30,6 +30,9 @@ class StatusHost(Protocol):
     terminal: TerminalSetup
     """The terminal's progress indicator (OSC 9;4) follows the run."""
 
+    @property
+    def status_line(self) -> StatusLine: ...
+
     def hint(self, action: str) -> str: ...
 
     def set_timer(self, delay: float, callback: Callable[[], object]) -> Timer: ...
@@ -40,8 +43,7 @@ class StatusHost(Protocol):
 class RunStatus:
     """Working / compacting / retrying, and the status line that shows them (UI thread)."""
 
-    def __init__(self, status_line: Callable[[], StatusLine], host: StatusHost) -> None:
-        self._status_line = status_line
+    def __init__(self, host: StatusHost) -> None:
         self._host = host
         self.working = False
         self.compacting: str | None = None
@@ -54,7 +56,7 @@ class RunStatus:
 
     @property
     def status_line(self) -> StatusLine:
-        return self._status_line()
+        return self._host.status_line
 
     @property
     def is_compacting(self) -> bool:

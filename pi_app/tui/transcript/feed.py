@@ -12,7 +12,6 @@ to it in arrival order. Nothing here reads the session: the lookups it needs com
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from pi_app.ai.util.content_text import message_text
@@ -39,13 +38,12 @@ if TYPE_CHECKING:
 class TranscriptFeed:
     """Turns the session's messages and tool runs into transcript blocks (UI thread)."""
 
-    def __init__(self, transcript: Callable[[], Transcript], host: FeedHost) -> None:
-        self._transcript = transcript
+    def __init__(self, host: FeedHost) -> None:
         self._host = host
 
     @property
     def transcript(self) -> Transcript:
-        return self._transcript()
+        return self._host.transcript
 
     def message_started(self, message: MessageStarted) -> None:
         msg = message.event.message
