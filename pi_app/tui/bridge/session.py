@@ -240,11 +240,9 @@ class SessionBridge:
             if entry.type == "compaction":
                 usage = entry.raw.get("usage")
                 break
-        try:
-            context = list(manager.build_session_context().messages)
-        except Exception:  # a broken file still shows what the agent has in memory
-            context = list(session.messages)
-        return usage, context
+        from pi_app.tui.transcript.history import context_messages  # loaded by the app long before
+
+        return usage, context_messages(session)
 
     # -- calls from the UI thread -------------------------------------------------------------------
 
@@ -348,17 +346,18 @@ class SessionBridge:
 
         When the caller stops waiting (its task is cancelled: a timeout, an abort, the agent loop
         ending), the flow is cancelled on the UI thread, which takes its widget off the screen."""
-        question = _Question(flow, default)
+        question = _Question(flow, default, asyncio.get_running_loop())
         with self._questions_lock:
             self._questions.add(question)
         try:
+            if self._stop_requested.is_set():  # closing already: stop() may have withdrawn the rest
+                return default
             try:
                 posted = self._post(QuestionAsked(question.run))
             except RuntimeError:  # the app's loop is closed
                 posted = False
             if posted is False:  # the app is closing: its queue takes nothing any more
                 return default
-            question.asker_loop = asyncio.get_running_loop()
             return await asyncio.wrap_future(question.answered)
         except asyncio.CancelledError:
             question.withdraw()
@@ -387,7 +386,7 @@ class SessionBridge:
 
         async def returned() -> None:
             while self._waiting_on(loop):
-                await asyncio.sleep(0)
+                await asyncio.sleep(0.005)  # not 0: a spin would hold the interpreter from the UI
 
         try:
             loop.run_until_complete(asyncio.wait_for(returned(), _ASKERS_GRACE_S))
@@ -399,12 +398,14 @@ class _Question(Generic[T]):
     """One question on its way to the user: the flow the UI thread runs and the answer the asking
     thread waits for. Either side may end it first; the answer is set once."""
 
-    def __init__(self, flow: Callable[[], Awaitable[T]], default: T) -> None:
+    def __init__(
+        self, flow: Callable[[], Awaitable[T]], default: T, asker_loop: asyncio.AbstractEventLoop
+    ) -> None:
         self._flow = flow
         self._default = default
         self.answered: Future[T] = Future()
-        self.asker_loop: asyncio.AbstractEventLoop | None = None
-        """The loop the asking side waits on (set once it waits)."""
+        self.asker_loop = asker_loop
+        """The loop the asking side waits on."""
         self._lock = threading.Lock()
         self._task: asyncio.Task[None] | None = None
         self._withdrawn = False
