@@ -362,6 +362,11 @@ class PiApp(App[int], inherit_bindings=False):
             return
         self.show_error(message.error)
 
+    @on(msg.StartupWarning)
+    def _startup_warning(self, message: msg.StartupWarning) -> None:
+        if self.has_screen:
+            self.show_warning(message.text)
+
     # the bridge's messages, routed in arrival order to the part that owns each (one queue: the
     # parts never show two different moments of the session)
 

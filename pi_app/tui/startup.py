@@ -22,7 +22,6 @@ Nothing here is imported before the first frame.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -56,11 +55,11 @@ async def build_session(app: ExtensionHost) -> CreatedSession:
     def report(line: str) -> None:
         """A start-up report: one warning line in the transcript. The fork question never comes
         here: ``pi`` asks it on the terminal before the app starts."""
-        text = line.removeprefix("Warning: ")
-        if threading.get_ident() == app._thread_id:
-            app.show_warning(text)
-        else:
-            app.call_from_thread(app.show_warning, text)
+        from pi_app.tui.bridge.messages import StartupWarning
+
+        # posted, not call_from_thread: that waited for a UI that may be closing (the agent thread
+        # then hung, e.g. a not-trusted notice after closing the app during the trust question)
+        app.post_message(StartupWarning(line.removeprefix("Warning: ")))
 
     return await build(app.options, host=LaunchHost(report=report, ask_trust=ask_trust))
 

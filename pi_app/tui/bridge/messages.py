@@ -164,6 +164,14 @@ class SessionCallFailed(Message):
 
 
 @dataclass
+class StartupWarning(Message):
+    """A start-up report from the agent thread (``build_session``): one warning line. Posted, never
+    waited for: the app may be closing while the session is still being built."""
+
+    text: str
+
+
+@dataclass
 class QuestionAsked(Message):
     """A question for the user (``SessionBridge.ask_user``): ``flow`` is run in a worker on the UI
     thread; it shows the question in the editor slot and hands the answer to the bridge."""
