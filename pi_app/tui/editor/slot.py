@@ -29,6 +29,8 @@ from textual.containers import Vertical
 from textual.message import Message
 from textual.widget import Widget
 
+from pi_app.tui.input.focus import focus_target_of
+
 APP = "app"
 
 
@@ -161,7 +163,7 @@ class EditorSlot(Vertical):
             self.editor.focus()
             return
         if widget.is_mounted:
-            target = getattr(widget, "focus_target", None) or widget
+            target = focus_target_of(widget)
             if target.focusable:
                 target.focus()
 

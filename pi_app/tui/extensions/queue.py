@@ -59,9 +59,13 @@ class ExtensionDialogs:
 
     def __init__(self, app: ExtensionHost) -> None:
         self.app = app
-        self.waiting: list[DialogRequest] = []
         self.current: DialogRequest | None = None
         self._turns: dict[DialogRequest, asyncio.Future[None]] = {}
+        """The requests waiting for their turn, in order, each with the future that starts it."""
+
+    @property
+    def waiting(self) -> list[DialogRequest]:
+        return list(self._turns)
 
     async def ask(self, request: DialogRequest) -> Any:
         """The flow of one extension question: its turn, its widget in the slot, its answer (the
@@ -71,7 +75,6 @@ class ExtensionDialogs:
         from pi_app.tui.selectors.slot import ask
 
         turn = self._turns[request] = asyncio.get_running_loop().create_future()
-        self.waiting.append(request)
         try:
             self._next()
             await turn
@@ -94,8 +97,8 @@ class ExtensionDialogs:
 
     def _next(self) -> None:
         """The first waiting request gets its turn when none is shown."""
-        if self.current is None and self.waiting and self.app.has_screen:
-            request = self.current = self.waiting.pop(0)
+        if self.current is None and self._turns and self.app.has_screen:
+            request = self.current = next(iter(self._turns))
             turn = self._turns.pop(request)
             if not turn.done():
                 turn.set_result(None)
@@ -103,8 +106,6 @@ class ExtensionDialogs:
     def _leave(self, request: DialogRequest) -> None:
         """``request`` is answered, cancelled or failed: out of the queue; the next one's turn."""
         self._turns.pop(request, None)
-        if request in self.waiting:
-            self.waiting.remove(request)
         if self.current is request:
             self.current = None
             widget, request.widget = request.widget, None

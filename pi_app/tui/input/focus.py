@@ -22,7 +22,9 @@ from textual.app import App
 from textual.widget import Widget
 
 
-def _focus_target(widget: Widget) -> Widget:
+def focus_target_of(widget: Widget) -> Widget:
+    """What takes the keys when ``widget`` is shown: its ``focus_target`` (a dialog's input, a
+    prompt's text area) or the widget itself."""
     target = getattr(widget, "focus_target", None)
     return target if isinstance(target, Widget) else widget
 
@@ -112,7 +114,7 @@ class FocusLayers:
         def apply() -> None:
             if not shows(layer) or contains_focus(self.app, layer):
                 return
-            target = _focus_target(layer)
+            target = focus_target_of(layer)
             if target.focusable:
                 target.focus()
             else:

@@ -32,6 +32,7 @@ from textual.message import Message
 from textual.widget import Widget
 
 from pi_app.tui.editor.slot import APP
+from pi_app.tui.input.focus import focus_target_of
 
 if TYPE_CHECKING:
     from pi_app.tui.host import SelectorHost
@@ -70,8 +71,7 @@ class SlotHost(Vertical):
 
     @property
     def focus_target(self) -> Widget:
-        inner = getattr(self.selector, "focus_target", None)  # a dialog's input, a prompt's text area
-        return inner if isinstance(inner, Widget) else self.selector
+        return focus_target_of(self.selector)
 
     def compose(self) -> ComposeResult:
         yield self.selector
