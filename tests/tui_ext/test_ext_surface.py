@@ -193,6 +193,8 @@ async def test_custom_component_in_the_editor_slot_and_as_overlay(tmp_path: Path
         app.ext.run_command("/edit custom")
         await wait_for(pilot, lambda: bool(app.main_screen.query("#custom-input")))
         assert not app.editor.display
+        # typed once it has the keys (a key pressed before its focus landed went elsewhere under load)
+        await wait_for(pilot, lambda: app.focused is app.main_screen.query_one("#custom-input"))
         await pilot.press(*"yes", "enter")
         await wait_for(pilot, lambda: "edit custom done" in transcript_text(app))
         assert app.editor.display and app.editor.text == "keep me"
